@@ -1,0 +1,128 @@
+"""The nightly collection flow: crawl every provider (one task each, each crawl in its own
+process), judge each crawl, then load the run into DuckDB in one transaction.
+
+Run it with `pricewatch run`, or deploy it with prefect.yaml (cron 02:00 UTC).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.tasks import exponential_backoff
+
+from pricewatch import collect
+from warehouse import db
+
+
+class CrawlFailed(RuntimeError):
+    """A crawl that a retry might fix (process crash, network errors with no offers)."""
+
+
+@task(name="crawl", task_run_name="crawl-{provider}", retries=2,
+      retry_delay_seconds=exponential_backoff(backoff_factor=10), retry_jitter_factor=0.5)
+def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir: str | None) -> collect.CrawlResult:
+    result = collect.run_crawl(provider, Path(workdir), Path(replay) if replay else None,
+                               Path(archive_dir) if archive_dir else None)
+    reason = result.transient_failure()
+    if reason:
+        raise CrawlFailed(reason)
+    return result
+
+
+@task(name="validate", task_run_name="validate-{provider}")
+def validate_crawl(provider: str, result: collect.CrawlResult | None, error: str | None) -> collect.ProviderOutcome:
+    if result is None:
+        return collect.ProviderOutcome(provider=provider, status="failed", error=error)
+    return collect.judge_crawl(result)
+
+
+@task(name="load", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
+def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> bool:
+    # DuckDB allows one writer: a retry covers an analyst's read-write session holding the file.
+    con = db.connect(db_path)
+    try:
+        return db.load_run(con, run, provider_runs, offers, facts)
+    finally:
+        con.close()
+
+
+@flow(name="collect-prices", log_prints=True)
+def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
+            archive_dir: str = "data/archive", providers: list[str] | None = None) -> dict:
+    """Scrape (or replay) every provider, validate, load. Returns the run summary.
+
+    replay: a WARC file or folder; only providers present in it run.
+    as_of:  ISO-8601 observation time for a replayed run (default: the capture times).
+    """
+    logger = get_run_logger()
+    db_path = db_path or db.default_db_path()
+    started = datetime.now(timezone.utc)
+    as_of_dt = parse_as_of(as_of)
+    mode = "replay" if replay else "live"
+    if replay:
+        present = collect.providers_in_archive(Path(replay))
+        selected = [p for p in (providers or present) if p in present]
+        skipped = sorted(set(collect.all_providers()) - set(selected))
+        logger.info("replaying %s: providers %s (not in archive, not attempted: %s)", replay, selected, skipped)
+    else:
+        selected = providers or collect.all_providers()
+    if not selected:
+        raise ValueError(f"no known provider has responses in {replay}")
+
+    workdir = tempfile.mkdtemp(prefix="pricewatch-crawl-")
+    crawl = crawl_provider.with_options(retries=0) if replay else crawl_provider
+    futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir) for p in selected}
+    outcomes = []
+    for provider, fut in futures.items():
+        fut.wait()
+        state = fut.state
+        if state.is_completed():
+            outcome = validate_crawl(provider, fut.result(), None)
+        else:
+            outcome = validate_crawl(provider, None, _state_error(provider, state))
+        level = logger.info if outcome.status == "ok" else logger.error
+        level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
+              f" ({outcome.error})" if outcome.error else "")
+        for w in outcome.warnings:
+            logger.warning("%s: %s", provider, w)
+        outcomes.append(outcome)
+
+    run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
+                                                          Path(replay) if replay else None, _flow_run_id())
+    loaded = load_run(db_path, run, provider_runs, offers, facts)
+    summary = {
+        "run_id": run["run_id"], "status": run["status"], "loaded": loaded,
+        "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
+        "providers": {o.provider: {"status": o.status, "offers": len(o.offers), "error": o.error,
+                                   "warnings": o.warnings, "duration_s": o.duration_s}
+                      for o in outcomes},
+    }
+    logger.info("run %s: %s%s", run["run_id"], run["summary"],
+                "" if loaded else " (already in the warehouse: nothing changed)")
+    return summary
+
+
+def parse_as_of(as_of: str | None) -> datetime | None:
+    if not as_of:
+        return None
+    dt = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    if dt.tzinfo is None:
+        raise ValueError(f"--as-of needs a time zone (e.g. {as_of}Z)")
+    return dt.astimezone(timezone.utc)
+
+
+def _state_error(provider: str, state) -> str:
+    try:
+        state.result()
+    except Exception as exc:  # the task's own exception, after its retries
+        msg = str(exc)
+        return msg if msg.startswith(provider) else f"{provider}: {msg}"
+    return f"{provider}: crawl task ended {state.name}"
+
+
+def _flow_run_id() -> str | None:
+    from prefect.runtime import flow_run
+    return flow_run.id

@@ -1,0 +1,1 @@
+"""pricewatch: GPU rental prices scraped, archived, normalized and kept in DuckDB."""

@@ -1,0 +1,96 @@
+"""Canonical GPU catalog: maps every raw label a provider uses to one model, its VRAM and form factor.
+
+The catalog itself is data (``warehouse/gpu_catalog.yaml``); this module only matches labels.
+Matching is exact on a normalized key, never fuzzy: an unknown label is reported, not guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+CATALOG_PATH = Path(__file__).resolve().parent.parent / "warehouse" / "gpu_catalog.yaml"
+FORM_FACTORS = ("SXM", "PCIe", "NVL", "unknown")
+
+# Vendor / marketing words that never change which GPU a label means.
+_NOISE = {"nvidia", "amd", "geforce", "tesla", "gpu", "instinct"}
+
+
+def label_key(label: str) -> str:
+    s = label.lower().replace("\u00a0", " ")
+    s = re.sub(r"(\d+)\s*gb\b", r"\1gb", s)  # "80 GB" -> "80gb"
+    s = re.sub(r"[^a-z0-9.]+", " ", s)
+    return " ".join(w for w in s.split() if w not in _NOISE)
+
+
+@dataclass(frozen=True)
+class GpuMatch:
+    model: str
+    vendor: str
+    vram_gb: float
+    form_factor: str
+
+
+@dataclass(frozen=True)
+class _Alias:
+    models: tuple[str, ...]
+    form_factor: str
+    vram_gb: float | None
+
+
+class GpuCatalog:
+    def __init__(self, data: dict):
+        self.models: dict[str, dict] = {}
+        self._aliases: dict[str, _Alias] = {}
+        for m in data["models"]:
+            self.models[m["model"]] = m
+            self._add(m["model"], _Alias((m["model"],), "unknown", None))
+            for a in m.get("aliases", []):
+                self._add(a["label"], _Alias((m["model"],), a.get("form_factor", "unknown"), a.get("vram_gb")))
+        # Labels that name a family without saying which memory size (e.g. "A100 SXM4"):
+        # resolved by the VRAM the source reports, otherwise left unknown.
+        for a in data.get("ambiguous_aliases", []):
+            self._add(a["label"], _Alias(tuple(a["models"]), a.get("form_factor", "unknown"), None))
+
+    def _add(self, label: str, alias: _Alias) -> None:
+        key = label_key(label)
+        if alias.form_factor not in FORM_FACTORS:
+            raise ValueError(f"gpu catalog: bad form factor {alias.form_factor!r} for {label!r}")
+        if key in self._aliases and self._aliases[key] != alias:
+            raise ValueError(f"gpu catalog: label {label!r} maps to two entries")
+        self._aliases[key] = alias
+
+    def resolve(self, label: str, vram_gb: float | None = None) -> GpuMatch | None:
+        alias = self._aliases.get(label_key(label))
+        if alias is None:
+            return None
+        model = alias.models[0]
+        if len(alias.models) > 1:
+            if vram_gb is None:
+                return None
+            fits = [m for m in alias.models if abs(self.models[m]["vram_gb"] - vram_gb) <= 0.1 * vram_gb]
+            if len(fits) != 1:
+                return None
+            model = fits[0]
+        entry = self.models[model]
+        return GpuMatch(model, entry["vendor"], float(alias.vram_gb or entry["vram_gb"]), alias.form_factor)
+
+    def labels(self) -> list[dict]:
+        """Rows for the warehouse's gpu_aliases table."""
+        rows = []
+        for key, alias in sorted(self._aliases.items()):
+            for m in alias.models:
+                rows.append({"alias_key": key, "gpu_model": m, "form_factor": alias.form_factor,
+                             "vram_gb": alias.vram_gb or self.models[m]["vram_gb"],
+                             "ambiguous": len(alias.models) > 1})
+        return rows
+
+
+@lru_cache(maxsize=4)
+def load_catalog(path: str | None = None) -> GpuCatalog:
+    with open(path or CATALOG_PATH, encoding="utf-8") as fh:
+        return GpuCatalog(yaml.safe_load(fh))

@@ -1,0 +1,137 @@
+"""The `pricewatch` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="GPU rental prices: scrape, archive, store, and keep published claims true.",
+                  no_args_is_help=True, add_completion=False)
+err = Console(stderr=True)
+
+DbOption = typer.Option(None, "--db", help="DuckDB file (default: $PRICEWATCH_DB or data/pricewatch.duckdb)")
+
+
+def _db(path: Optional[Path]) -> str:
+    from warehouse.db import default_db_path
+    return str(path) if path else default_db_path()
+
+
+def _quiet_prefect() -> None:
+    # Prefect's temporary server cannot start when PREFECT_HOME's parent folders are missing.
+    Path(os.environ.get("PREFECT_HOME", "~/.prefect")).expanduser().mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+    # The temporary server migrates its database on first start: ~20 s on 2 cores.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+
+@app.command()
+def run(
+    replay: Optional[Path] = typer.Option(None, "--replay", help="WARC file or folder to replay instead of the network"),
+    db: Optional[Path] = DbOption,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="observation time of a replayed run (ISO 8601, e.g. 2026-10-29T00:00:00Z)"),
+    archive_dir: Path = typer.Option(Path("data/archive"), "--archive-dir", help="where a live run writes its WARC files"),
+    provider: Optional[list[str]] = typer.Option(None, "--provider", help="only these providers (repeatable)"),
+):
+    """Run the nightly job once: crawl (or replay), validate, load into DuckDB.
+
+    Exits 0 when at least one provider succeeded (or the run was already loaded), 1 when none did.
+    """
+    _quiet_prefect()
+    if as_of and not replay:
+        err.print("[red]--as-of only applies to a replay (a live run is observed now)[/red]")
+        raise typer.Exit(2)
+    from flows.nightly import nightly, parse_as_of
+    try:
+        parse_as_of(as_of)
+    except ValueError as exc:
+        err.print(f"[red]--as-of: {exc}[/red]")
+        raise typer.Exit(2)
+    if replay and not replay.exists():
+        err.print(f"[red]replay archive not found: {replay}[/red]")
+        raise typer.Exit(2)
+    summary = nightly(db_path=_db(db), replay=str(replay) if replay else None, as_of=as_of,
+                      archive_dir=str(archive_dir), providers=provider or None)
+    _print_summary(summary)
+    ok = any(p["status"] == "ok" for p in summary["providers"].values())
+    raise typer.Exit(0 if ok else 1)
+
+
+def _print_summary(summary: dict) -> None:
+    out = Console()
+    table = Table(title=f"run {summary['run_id']} ({summary['status']})"
+                  + ("" if summary["loaded"] else " - already loaded, nothing changed"))
+    for col in ("provider", "status", "offers", "seconds", "error / warnings"):
+        table.add_column(col)
+    for name, p in summary["providers"].items():
+        note = p["error"] or "; ".join(p["warnings"])
+        table.add_row(name, p["status"], str(p["offers"]), f"{p['duration_s'] or 0:.1f}", note or "")
+    out.print(table)
+    out.print(f"snapshot observed at {summary['observed_at']} -> {summary['db']}")
+
+
+@app.command()
+def query(
+    sql: str = typer.Argument(..., help="SQL to run (read-only)"),
+    db: Optional[Path] = DbOption,
+    fmt: str = typer.Option("table", "--format", help="table | csv | json"),
+):
+    """Run SQL against the warehouse, opened read-only."""
+    from warehouse.db import connect
+    if fmt not in ("table", "csv", "json"):
+        err.print("[red]--format must be table, csv or json[/red]")
+        raise typer.Exit(2)
+    try:
+        con = connect(_db(db), read_only=True)
+    except Exception as exc:  # missing file, or a writer holds the lock
+        err.print(f"[red]cannot open {_db(db)} read-only: {exc}[/red]")
+        raise typer.Exit(1)
+    try:
+        df = con.execute(sql).df()
+    except Exception as exc:
+        err.print(f"[red]{type(exc).__name__}: {exc}[/red]")
+        raise typer.Exit(1)
+    finally:
+        con.close()
+    if fmt == "csv":
+        sys.stdout.write(df.to_csv(index=False))
+    elif fmt == "json":
+        sys.stdout.write(df.to_json(orient="records", date_format="iso", date_unit="s", force_ascii=False) + "\n")
+    else:
+        table = Table(show_lines=False)
+        for c in df.columns:
+            table.add_column(str(c))
+        for row in df.itertuples(index=False):
+            table.add_row(*["" if _isnull(v) else str(v) for v in row])
+        Console(width=max(120, Console().width)).print(table)
+
+
+def _isnull(v) -> bool:
+    try:
+        import pandas as pd
+        return v is None or (not isinstance(v, (list, tuple)) and bool(pd.isna(v)))
+    except (TypeError, ValueError):
+        return False
+
+
+@app.command("build-captures")
+def build_captures_cmd(
+    src: Path = typer.Argument(..., help="dated source folder, e.g. captures/src/2026-10-29"),
+    out: Path = typer.Argument(..., help="output folder for <provider>.warc.gz"),
+):
+    """Rebuild the shipped WARC captures from their readable sources."""
+    from pricewatch.captures import build_captures
+    for path in build_captures(src, out):
+        typer.echo(path)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,277 @@
+"""The steps of a collection run, free of Prefect so they read (and test) on their own:
+crawl one provider in its own process, judge the crawl, and shape a run for the warehouse."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pandas as pd
+from pydantic import BaseModel, ValidationError, field_validator
+from scrapy.settings import Settings
+from scrapy.spiderloader import SpiderLoader
+
+from pricewatch.archive import ReplayIndex
+
+SETTINGS_MODULE = "spiders.settings"
+
+
+def spider_loader() -> SpiderLoader:
+    settings = Settings()
+    settings.setmodule(SETTINGS_MODULE, priority="project")
+    return SpiderLoader.from_settings(settings)
+
+
+def all_providers() -> list[str]:
+    return sorted(spider_loader().list())
+
+
+def providers_in_archive(replay: Path) -> list[str]:
+    """Providers with at least one response in the archive (matched on the spider's domains)."""
+    hosts = ReplayIndex.load(replay).hosts()
+    loader = spider_loader()
+    found = []
+    for name in loader.list():
+        domains = getattr(loader.load(name), "allowed_domains", None) or []
+        if any(h == d or h.endswith("." + d) for h in hosts for d in domains):
+            found.append(name)
+    return sorted(found)
+
+
+@dataclass
+class CrawlResult:
+    provider: str
+    returncode: int
+    items: list[dict]        # offers
+    report: dict
+    duration_s: float
+    log_tail: str = ""
+    attempts: int = 1
+    facts: list[dict] = field(default_factory=list)
+
+    def transient_failure(self) -> str | None:
+        """Why a retry could help (a crash, or no items because the network failed), else None."""
+        if self.returncode != 0:
+            return f"{self.provider}: crawl process exited with code {self.returncode}: {self.log_tail}"
+        if not self.items and (self.report.get("failed_urls") or self.report.get("download_errors")):
+            return f"{self.provider}: no offers, requests failed: {'; '.join(self.report.get('failed_urls', []))}"
+        return None
+
+
+def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
+              archive_dir: Path | None = None, timeout_s: int = 900) -> CrawlResult:
+    """Runs `scrapy crawl <provider>` in a fresh process (Scrapy's reactor cannot restart)."""
+    workdir = Path(workdir).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    items_path = workdir / f"{provider}.items.jsonl"
+    report_path = workdir / f"{provider}.report.json"
+    log_path = workdir / f"{provider}.log"
+    for p in (items_path, report_path):
+        p.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "scrapy", "crawl", provider, "-O", f"{items_path}:jsonlines",
+           "-s", f"PRICEWATCH_REPORT_FILE={report_path}", "-s", f"LOG_FILE={log_path}"]
+    if replay:
+        cmd += ["-s", f"PRICEWATCH_REPLAY={Path(replay).resolve()}"]
+    if archive_dir:
+        cmd += ["-s", f"PRICEWATCH_ARCHIVE_DIR={Path(archive_dir).resolve()}"]
+    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE}
+    started = time.monotonic()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
+    duration = time.monotonic() - started
+    items, facts = [], []
+    if items_path.exists():
+        for line in items_path.read_text().splitlines():
+            if line.strip():
+                record = json.loads(line)
+                (facts if "fact" in record else items).append(record)
+    report = json.loads(report_path.read_text()) if report_path.exists() else {}
+    tail = ""
+    if proc.returncode != 0:
+        log = log_path.read_text() if log_path.exists() else ""
+        tail = (proc.stderr + log)[-1500:]
+    return CrawlResult(provider, proc.returncode, items, report, round(duration, 3), tail, facts=facts)
+
+
+class OfferRecord(BaseModel):
+    """What a stored offer must have; a crawl whose items miss any of it is not loaded."""
+
+    provider: str
+    offer_key: str
+    gpu_label: str
+    gpu_count: int
+    form_factor: str
+    tier: str
+    currency: str
+    price_unit: str
+    is_priced: bool
+    price_per_hour: float | None
+    price_per_gpu_hour: float | None
+    price_text: str | None
+    capture: dict
+
+    @field_validator("offer_key", "gpu_label", "tier", "currency")
+    @classmethod
+    def not_blank(cls, v: str) -> str:
+        if not str(v).strip():
+            raise ValueError("blank")
+        return v
+
+    @field_validator("gpu_count")
+    @classmethod
+    def positive(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError("must be >= 1")
+        return v
+
+    @field_validator("capture")
+    @classmethod
+    def has_evidence(cls, v: dict) -> dict:
+        missing = [k for k in ("warc_file", "warc_record_id", "body_sha256", "source_url") if not v.get(k)]
+        if missing:
+            raise ValueError(f"capture reference lacks {', '.join(missing)}")
+        return v
+
+
+@dataclass
+class ProviderOutcome:
+    provider: str
+    status: str  # ok | failed
+    offers: list[dict] = field(default_factory=list)
+    facts: list[dict] = field(default_factory=list)
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    report: dict = field(default_factory=dict)
+    duration_s: float | None = None
+    attempts: int = 1
+    observed_at: datetime | None = None
+
+
+def judge_crawl(result: CrawlResult) -> ProviderOutcome:
+    """Decides whether a crawl is data. Any doubt fails the provider, with a message that
+    names it and what was missing; its previous offers then stay the latest."""
+    p, report = result.provider, result.report
+    base = dict(provider=p, report=report, duration_s=result.duration_s, attempts=result.attempts)
+    warnings = [f"unknown GPU label {label!r} (not in warehouse/gpu_catalog.yaml)"
+                for label in report.get("unknown_labels", [])]
+    if result.returncode != 0 or not report:
+        return ProviderOutcome(status="failed", error=f"{p}: crawl did not finish "
+                               f"(exit {result.returncode}): {result.log_tail[-500:]}", **base)
+    problems = []
+    if report.get("layout_errors"):
+        problems.append("layout changed: " + "; ".join(report["layout_errors"]))
+    if report.get("failed_urls"):
+        problems.append("requests failed: " + "; ".join(report["failed_urls"]))
+    if report.get("replay_missing"):
+        problems.append(f"{report['replay_missing']} request(s) not found in the replay archive")
+    if report.get("conflicting_duplicates"):
+        problems.append("same offer with two prices: " + "; ".join(report["conflicting_duplicates"]))
+    if report.get("spider_exceptions"):
+        problems.append(f"{report['spider_exceptions']} parser exception(s)")
+    if not result.items and not problems:
+        problems.append("no offers parsed (page layout changed?)")
+    invalid: dict[str, int] = {}
+    for item in result.items:
+        try:
+            OfferRecord.model_validate(item)
+        except ValidationError as exc:
+            for err in exc.errors():
+                name = ".".join(str(x) for x in err["loc"]) or "record"
+                invalid[name] = invalid.get(name, 0) + 1
+    if invalid:
+        problems.append("required fields missing or invalid: " +
+                        ", ".join(f"{k} in {n} offer(s)" for k, n in sorted(invalid.items())))
+    if problems:
+        return ProviderOutcome(status="failed", error=f"{p}: " + " | ".join(problems),
+                               warnings=warnings, **base)
+    observed = min(datetime.fromisoformat(i["capture"]["captured_at"]) for i in result.items)
+    return ProviderOutcome(status="ok", offers=result.items, facts=result.facts, warnings=warnings,
+                           observed_at=observed, **base)
+
+
+def run_identity(mode: str, observed_at: datetime, outcomes: list[ProviderOutcome], started: datetime) -> str:
+    """A replay of the same captures at the same snapshot time always gets the same id, so
+    loading it again is a no-op. Live runs are unique."""
+    stamp = observed_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    if mode == "live":
+        return f"live-{started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
+    evidence = sorted(
+        f"{o.provider}:{o.status}:" + ",".join(sorted({i['capture']['body_sha256'] for i in o.offers}))
+        for o in outcomes)
+    digest = hashlib.sha256("|".join([stamp] + evidence).encode()).hexdigest()[:12]
+    return f"replay-{stamp}-{digest}"
+
+
+def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_of: datetime | None,
+              replay: Path | None, flow_run_id: str | None = None):
+    """The run row and the DataFrames the loader inserts in one transaction."""
+    for o in outcomes:
+        if as_of is not None:
+            o.observed_at = as_of
+    ok = [o for o in outcomes if o.status == "ok"]
+    observed_at = as_of or (min(o.observed_at for o in ok) if ok else started)
+    for o in outcomes:
+        o.observed_at = o.observed_at or observed_at
+    run_id = run_identity(mode, observed_at, outcomes, started)
+    status = "ok" if len(ok) == len(outcomes) else ("partial" if ok else "failed")
+    failed = [o for o in outcomes if o.status == "failed"]
+    summary = f"{len(ok)}/{len(outcomes)} providers ok" + (
+        "; failed: " + "; ".join(o.error or o.provider for o in failed) if failed else "")
+    finished = datetime.now(timezone.utc)
+    run = {"run_id": run_id, "mode": mode, "observed_at": observed_at,
+           "snapshot_date": observed_at.astimezone(timezone.utc).date(), "started_at": started,
+           "finished_at": finished, "status": status, "replay_source": str(replay) if replay else None,
+           "flow_run_id": flow_run_id, "summary": summary}
+    provider_rows, offer_rows, fact_rows = [], [], []
+    for o in outcomes:
+        offers = o.offers if o.status == "ok" else []
+        priced = sum(1 for i in offers if i["is_priced"])
+        statuses = o.report.get("http_status_counts", {})
+        provider_rows.append({
+            "run_id": run_id, "provider": o.provider, "status": o.status, "observed_at": o.observed_at,
+            "item_count": len(offers), "priced_count": priced, "unpriced_count": len(offers) - priced,
+            "duplicates_dropped": int(o.report.get("duplicates_dropped", 0)),
+            "http_error_count": sum(int(v) for k, v in statuses.items() if int(k) >= 500 or int(k) in (403, 429)),
+            "retries": int(o.report.get("retries", 0)), "attempts": o.attempts,
+            "duration_s": o.duration_s, "unknown_labels": list(o.report.get("unknown_labels", [])),
+            "warnings": o.warnings, "error": o.error,
+        })
+        for f in (o.facts if o.status == "ok" else []):
+            cap = f["capture"]
+            fact_rows.append({
+                "run_id": run_id, "provider": o.provider, "fact": f["fact"],
+                "value_num": f.get("value_num"), "value_text": f.get("value_text"),
+                "observed_at": o.observed_at, "source_url": cap["source_url"], "warc_file": cap["warc_file"],
+                "warc_record_id": cap["warc_record_id"], "body_sha256": cap["body_sha256"]})
+        for i in offers:
+            cap = i["capture"]
+            offer_rows.append({
+                "run_id": run_id, "provider": o.provider, "offer_key": i["offer_key"],
+                "gpu_label": i["gpu_label"], "gpu_model": i.get("gpu_model"), "gpu_count": int(i["gpu_count"]),
+                "vram_gb": i.get("vram_gb"), "form_factor": i.get("form_factor") or "unknown",
+                "tier": i["tier"], "region": i.get("region"), "currency": i.get("currency") or "USD",
+                "price_unit": i["price_unit"], "price_per_hour": i.get("price_per_hour"),
+                "price_per_gpu_hour": i.get("price_per_gpu_hour"), "is_priced": bool(i["is_priced"]),
+                "price_text": i.get("price_text"),
+                "availability": None if i.get("availability") is None else str(i["availability"]),
+                "is_aggregator": bool(i.get("is_aggregator")), "observed_at": o.observed_at,
+                "source_url": cap["source_url"], "warc_file": cap["warc_file"],
+                "warc_record_id": cap["warc_record_id"], "body_sha256": cap["body_sha256"],
+            })
+    offers_df = pd.DataFrame(offer_rows)
+    if len(offers_df):
+        for col in ("price_per_hour", "price_per_gpu_hour", "vram_gb"):
+            offers_df[col] = offers_df[col].astype("float64")
+    return run, pd.DataFrame(provider_rows), offers_df, pd.DataFrame(fact_rows)
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).hostname or ""

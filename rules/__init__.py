@@ -1,0 +1,1 @@
+"""Published claims as data (see rules/README.md)."""

@@ -1,0 +1,28 @@
+"""What every provider spider shares: layout errors and failed requests go into the crawl report."""
+
+from __future__ import annotations
+
+import scrapy
+from scrapy.spidermiddlewares.httperror import HttpError
+
+
+class PriceSpider(scrapy.Spider):
+    #: True for aggregators that re-publish other clouds' offers (never "a provider" of its own).
+    is_aggregator = False
+
+    def layout_error(self, message: str) -> None:
+        """The page no longer looks like what the parser knows: say what is missing."""
+        self.logger.error("layout: %s", message)
+        errors = self.crawler.stats.get_value("pricewatch/layout_errors", [])
+        self.crawler.stats.set_value("pricewatch/layout_errors", errors + [message])
+
+    def request_failed(self, failure):
+        """Errback: a request that failed for good (after retries) is named in the report."""
+        request = failure.request
+        if failure.check(HttpError):
+            what = f"HTTP {failure.value.response.status}"
+        else:
+            what = f"{failure.type.__name__}: {failure.getErrorMessage()}"
+        self.logger.error("request failed: %s %s", request.url, what)
+        failed = self.crawler.stats.get_value("pricewatch/failed_urls", [])
+        self.crawler.stats.set_value("pricewatch/failed_urls", failed + [f"{request.url} ({what})"])

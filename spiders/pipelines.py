@@ -1,0 +1,91 @@
+"""Item pipelines: normalize each offer onto the canonical catalog, then drop duplicates."""
+
+from __future__ import annotations
+
+from scrapy.exceptions import DropItem
+
+from pricewatch.catalog import load_catalog
+from spiders.items import OfferItem
+from pricewatch.prices import parse_price, per_hour_prices
+
+
+class NormalizeOfferPipeline:
+    """Canonical GPU model, VRAM, form factor; prices per instance-hour and per GPU-hour.
+
+    An unknown GPU label is kept (gpu_model None) and listed in the crawl report; a price that
+    is not a number is kept as unpriced with its raw text.
+    """
+
+    def __init__(self, stats):
+        self.stats = stats
+        self.catalog = load_catalog()
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler.stats)
+
+    def process_item(self, item):
+        if not isinstance(item, OfferItem):
+            return item
+        item.setdefault("currency", "USD")
+        item.setdefault("region", None)
+        item.setdefault("availability", None)
+        item.setdefault("is_aggregator", False)
+        vram_hint = item.get("vram_gb")
+        match = self.catalog.resolve(item["gpu_label"], vram_hint)
+        if match is None:
+            item["gpu_model"] = None
+            labels = self.stats.get_value("pricewatch/unknown_labels", [])
+            if item["gpu_label"] not in labels:
+                self.stats.set_value("pricewatch/unknown_labels", labels + [item["gpu_label"]])
+        else:
+            item["gpu_model"] = match.model
+            item["vram_gb"] = vram_hint or match.vram_gb
+            if not item.get("form_factor"):
+                item["form_factor"] = match.form_factor
+        item.setdefault("form_factor", "unknown")
+        if item.get("form_factor") is None:
+            item["form_factor"] = "unknown"
+        price = parse_price(item.get("price_raw"))
+        per_hour, per_gpu = per_hour_prices(price, item["price_unit"], int(item["gpu_count"] or 0))
+        item["price_per_hour"] = float(per_hour) if per_hour is not None else None
+        item["price_per_gpu_hour"] = float(per_gpu) if per_gpu is not None else None
+        item["is_priced"] = per_hour is not None
+        item["price_text"] = None if item["is_priced"] else _as_text(item.get("price_raw"))
+        return item
+
+
+class DuplicateOfferPipeline:
+    """The same offer printed twice (mobile + desktop markup, a repeated row) is one offer.
+    The same key with two different prices is an error: we cannot tell which one is true."""
+
+    def __init__(self, stats):
+        self.stats = stats
+        self.seen: dict[tuple, object] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler.stats)
+
+    def process_item(self, item):
+        if not isinstance(item, OfferItem):
+            return item
+        key = (item["provider"], item["offer_key"])
+        price = (item.get("price_per_hour"), item.get("price_text"))
+        if key in self.seen:
+            if self.seen[key] == price:
+                self.stats.inc_value("pricewatch/duplicates_dropped")
+                # Expected for pages that print each offer twice: not worth a warning.
+                raise DropItem(f"duplicate offer {item['offer_key']}", log_level="DEBUG")
+            conflicts = self.stats.get_value("pricewatch/conflicting_duplicates", [])
+            self.stats.set_value("pricewatch/conflicting_duplicates",
+                                 conflicts + [f"{item['offer_key']}: {self.seen[key]} vs {price}"])
+            raise DropItem(f"conflicting duplicate offer {item['offer_key']}")
+        self.seen[key] = price
+        return item
+
+
+def _as_text(raw) -> str:
+    if raw is None:
+        return "(no price)"
+    return str(raw).strip() or "(empty)"

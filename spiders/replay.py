@@ -1,0 +1,43 @@
+"""Download handler that answers requests from a WARC archive instead of the network.
+
+Set as the http/https handler when PRICEWATCH_REPLAY is set, so a replay goes through the
+same engine, downloader middlewares (retry, robots.txt, compression), spider and pipelines
+as a live crawl; only the socket is replaced. A URL missing from the archive is a 404.
+"""
+
+from __future__ import annotations
+
+from scrapy.core.downloader.handlers.base import BaseDownloadHandler
+from scrapy.http import Headers
+from scrapy.responsetypes import responsetypes
+
+from pricewatch.archive import ReplayIndex
+
+
+class WarcReplayDownloadHandler(BaseDownloadHandler):
+    lazy = False
+    _indexes: dict[str, ReplayIndex] = {}
+
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        path = crawler.settings.get("PRICEWATCH_REPLAY")
+        # One index per archive per process: http and https handlers share served-counters.
+        if path not in self._indexes:
+            self._indexes[path] = ReplayIndex.load(path)
+        self.index = self._indexes[path]
+
+    async def download_request(self, request):
+        archived = self.index.next_response(request.url)
+        if archived is None:
+            if not request.url.endswith("/robots.txt"):
+                self.crawler.stats.inc_value("pricewatch/replay_missing")
+            return responsetypes.from_args(url=request.url)(
+                url=request.url, status=404, body=b"", request=request,
+                headers=Headers({"X-Pricewatch-Replay": "not in archive"}))
+        headers = Headers()
+        for k, v in archived.headers:
+            headers.appendlist(k, v)
+        cls = responsetypes.from_args(headers=headers, url=request.url, body=archived.body)
+        request.meta["capture"] = archived.ref.as_meta()
+        return cls(url=request.url, status=archived.status, headers=headers, body=archived.body,
+                   request=request)

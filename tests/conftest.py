@@ -1,0 +1,58 @@
+"""Shared test fixtures. Everything is real: real Scrapy crawls in subprocesses replaying WARC
+captures through the real downloader, a real DuckDB file. Only the internet is replaced, by
+recorded responses."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pricewatch import collect
+from pricewatch.archive import write_exchanges
+from pricewatch.captures import load_exchanges
+
+ROOT = Path(__file__).resolve().parent.parent
+CAPTURES = ROOT / "captures"
+CAPTURES_SRC = CAPTURES / "src"
+
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+
+def source_exchanges(date: str, provider: str) -> list[dict]:
+    """The recorded exchanges of a shipped capture, as dicts a test may alter."""
+    return load_exchanges(CAPTURES_SRC / date / provider)
+
+
+@pytest.fixture
+def make_warc(tmp_path):
+    """Writes a WARC from exchanges: a shipped capture, or a variant of it (503, changed layout)."""
+    counter = iter(range(1000))
+
+    def _make(exchanges: list[dict], name: str | None = None) -> Path:
+        out = tmp_path / "warc" / (name or f"capture-{next(counter)}.warc.gz")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return write_exchanges(out, exchanges)
+
+    return _make
+
+
+@pytest.fixture(scope="session")
+def crawl(tmp_path_factory):
+    """Runs a provider's real spider in its own process against a replay archive.
+
+    A replay is deterministic, so each (provider, archive) pair is crawled once per session
+    (each crawl is a ~4 s Scrapy process); tests must not mutate the returned result."""
+    cache: dict[tuple[str, str], collect.CrawlResult] = {}
+
+    def _crawl(provider: str, replay: Path) -> collect.CrawlResult:
+        key = (provider, str(replay))
+        if key not in cache:
+            workdir = tmp_path_factory.mktemp(f"crawl-{provider}")
+            cache[key] = collect.run_crawl(provider, workdir, replay=replay)
+        return cache[key]
+
+    return _crawl

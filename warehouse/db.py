@@ -1,0 +1,123 @@
+"""DuckDB access: connect, apply numbered migrations once, load a run in one transaction."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from pricewatch.catalog import load_catalog
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+DEFAULT_DB = "data/pricewatch.duckdb"
+
+
+def default_db_path() -> str:
+    return os.environ.get("PRICEWATCH_DB", DEFAULT_DB)
+
+
+def connect(path: str | os.PathLike, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    path = Path(path)
+    if read_only and not path.exists():
+        raise FileNotFoundError(f"no pricewatch database at {path} (run `pricewatch run` first)")
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path), read_only=read_only)
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    out = []
+    for f in sorted(MIGRATIONS_DIR.glob("*.sql")):
+        m = re.match(r"^(\d+)_(.+)\.sql$", f.name)
+        if m:
+            out.append((int(m.group(1)), m.group(2), f.read_text()))
+    return out
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Applies each migration not yet recorded in schema_migrations, each in its own transaction."""
+    con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())""")
+    done = {v for (v,) in con.execute("SELECT version FROM schema_migrations").fetchall()}
+    applied = []
+    for version, name, sql in migrations():
+        if version in done:
+            continue
+        con.execute("BEGIN")
+        try:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(version)
+    return applied
+
+
+def sync_catalog(con: duckdb.DuckDBPyConnection) -> None:
+    """Rewrites gpu_catalog / gpu_aliases from the YAML (inside the caller's transaction)."""
+    catalog = load_catalog()
+    models = pd.DataFrame([{"gpu_model": m["model"], "vendor": m["vendor"], "vram_gb": float(m["vram_gb"])}
+                           for m in catalog.models.values()])
+    aliases = pd.DataFrame(catalog.labels())
+    con.execute("DELETE FROM gpu_aliases")
+    con.execute("DELETE FROM gpu_catalog")
+    con.execute("INSERT INTO gpu_catalog SELECT gpu_model, vendor, vram_gb FROM models")
+    con.execute("INSERT INTO gpu_aliases SELECT alias_key, gpu_model, form_factor, vram_gb, ambiguous FROM aliases")
+
+
+OFFER_COLUMNS = [
+    "run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "form_factor",
+    "tier", "region", "currency", "price_unit", "price_per_hour", "price_per_gpu_hour", "is_priced",
+    "price_text", "availability", "is_aggregator", "observed_at", "source_url", "warc_file",
+    "warc_record_id", "body_sha256",
+]
+PROVIDER_RUN_COLUMNS = [
+    "run_id", "provider", "status", "observed_at", "item_count", "priced_count", "unpriced_count",
+    "duplicates_dropped", "http_error_count", "retries", "attempts", "duration_s", "unknown_labels",
+    "warnings", "error",
+]
+FACT_COLUMNS = ["run_id", "provider", "fact", "value_num", "value_text", "observed_at", "source_url",
+                "warc_file", "warc_record_id", "body_sha256"]
+
+
+def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0])
+
+
+def load_run(con: duckdb.DuckDBPyConnection, run: dict, provider_runs: pd.DataFrame,
+             offers: pd.DataFrame, facts: pd.DataFrame | None = None) -> bool:
+    """Stores one run in one transaction. Returns False (and changes nothing) when the run is
+    already in the warehouse, so a rerun of the same replay is a no-op."""
+    migrate(con)
+    con.execute("BEGIN")
+    try:
+        if run_exists(con, run["run_id"]):
+            con.execute("ROLLBACK")
+            return False
+        sync_catalog(con)
+        run_df = pd.DataFrame([run])
+        con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at,
+                       status, replay_source, flow_run_id, summary)
+                       SELECT run_id, mode, observed_at, snapshot_date, started_at, finished_at,
+                       status, replay_source, flow_run_id, summary FROM run_df""")
+        pr = provider_runs[PROVIDER_RUN_COLUMNS]  # noqa: F841 (read by DuckDB by name)
+        con.execute(f"INSERT INTO provider_runs ({', '.join(PROVIDER_RUN_COLUMNS)}) "
+                    f"SELECT {', '.join(PROVIDER_RUN_COLUMNS)} FROM pr")
+        if len(offers):
+            of = offers[OFFER_COLUMNS]  # noqa: F841
+            con.execute(f"INSERT INTO offers ({', '.join(OFFER_COLUMNS)}) SELECT {', '.join(OFFER_COLUMNS)} FROM of")
+        if facts is not None and len(facts):
+            fa = facts[FACT_COLUMNS]  # noqa: F841
+            con.execute(f"INSERT INTO source_facts ({', '.join(FACT_COLUMNS)}) SELECT {', '.join(FACT_COLUMNS)} FROM fa")
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return True
