@@ -81,12 +81,13 @@ class WarcArchiveWriter:
         request_method: str = "GET",
         request_headers: list[tuple[str, str]] | None = None,
         request_body: bytes = b"",
+        record_id: str | None = None,
     ) -> CaptureRef:
         captured_at = captured_at or datetime.now(timezone.utc)
         date = warc_date(captured_at)
         kept = [(k, v) for k, v in headers if k.lower() not in _DROP_HEADERS]
         http_headers = StatusAndHeaders(f"{status} {reason or 'OK'}", kept, protocol="HTTP/1.1")
-        record_id = f"<urn:uuid:{uuid.uuid4()}>"
+        record_id = record_id or f"<urn:uuid:{uuid.uuid4()}>"
         response = self._writer.create_warc_record(
             url,
             "response",
@@ -107,7 +108,8 @@ class WarcArchiveWriter:
             "request",
             payload=io.BytesIO(request_body),
             http_headers=req_headers,
-            warc_headers_dict={"WARC-Date": date, "WARC-Concurrent-To": record_id},
+            warc_headers_dict={"WARC-Date": date, "WARC-Concurrent-To": record_id,
+                               "WARC-Record-ID": f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, record_id + '/request')}>"},
         )
         self._writer.write_record(request)
         self._fh.flush()
@@ -193,19 +195,24 @@ def write_exchanges(out: Path, exchanges: list[dict]) -> Path:
         out.unlink()
     writer = WarcArchiveWriter(out)
     try:
-        for ex in exchanges:
+        for n, ex in enumerate(exchanges):
             captured = ex["captured_at"]
             if isinstance(captured, str):
                 captured = parse_warc_date(captured)
+            body = ex["body"] if isinstance(ex["body"], bytes) else ex["body"].encode("utf-8")
+            # Deterministic ids: rebuilding a capture from its sources gives the same evidence refs.
+            seed = f"{ex['url']}|{warc_date(captured)}|{int(ex.get('status', 200))}|{sha256_hex(body)}|{n}"
             writer.write(
                 ex["url"],
                 int(ex.get("status", 200)),
                 ex.get("reason", "OK"),
                 list(ex.get("headers", {}).items()),
-                ex["body"] if isinstance(ex["body"], bytes) else ex["body"].encode("utf-8"),
+                body,
                 captured_at=captured,
                 request_method=ex.get("method", "GET"),
-                request_body=ex.get("request_body", b""),
+                request_body=ex.get("request_body", b"") if isinstance(ex.get("request_body", b""), bytes)
+                else ex["request_body"].encode("utf-8"),
+                record_id=f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, seed)}>",
             )
     finally:
         writer.close()

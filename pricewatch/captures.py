@@ -23,10 +23,12 @@ def load_exchanges(provider_dir: Path) -> list[dict]:
     return out
 
 
-def build_captures(src_date_dir: Path, out_dir: Path) -> list[Path]:
+def build_captures(src_date_dir: Path, out_dir: Path, providers: list[str] | None = None) -> list[Path]:
     """One ``<provider>.warc.gz`` per provider folder of a dated source folder."""
     written = []
     for provider_dir in sorted(p for p in Path(src_date_dir).iterdir() if (p / "exchanges.yaml").exists()):
+        if providers and provider_dir.name not in providers:
+            continue
         out = Path(out_dir) / f"{provider_dir.name}.warc.gz"
         out.parent.mkdir(parents=True, exist_ok=True)
         written.append(write_exchanges(out, load_exchanges(provider_dir)))

@@ -43,7 +43,9 @@ def run(
 ):
     """Run the nightly job once: crawl (or replay), validate, load into DuckDB.
 
-    Exits 0 when at least one provider succeeded (or the run was already loaded), 1 when none did.
+    --replay takes a WARC file, a folder of WARC files (one run), or a folder of dated folders
+    such as captures/ (one run per date, oldest first).
+    Exits 0 when at least one provider succeeded in every run, 1 when a run had none.
     """
     _quiet_prefect()
     if as_of and not replay:
@@ -58,10 +60,17 @@ def run(
     if replay and not replay.exists():
         err.print(f"[red]replay archive not found: {replay}[/red]")
         raise typer.Exit(2)
-    summary = nightly(db_path=_db(db), replay=str(replay) if replay else None, as_of=as_of,
-                      archive_dir=str(archive_dir), providers=provider or None)
-    _print_summary(summary)
-    ok = any(p["status"] == "ok" for p in summary["providers"].values())
+    from pricewatch.collect import replay_batches
+    batches = replay_batches(replay) if replay else [None]
+    if as_of and len(batches) > 1:
+        err.print(f"[red]--as-of needs a single capture set; {replay} holds {len(batches)} dated folders[/red]")
+        raise typer.Exit(2)
+    ok = True
+    for batch in batches:
+        summary = nightly(db_path=_db(db), replay=str(batch) if batch else None, as_of=as_of,
+                          archive_dir=str(archive_dir), providers=provider or None)
+        _print_summary(summary)
+        ok = ok and any(p["status"] == "ok" for p in summary["providers"].values())
     raise typer.Exit(0 if ok else 1)
 
 
@@ -126,10 +135,11 @@ def _isnull(v) -> bool:
 def build_captures_cmd(
     src: Path = typer.Argument(..., help="dated source folder, e.g. captures/src/2026-10-29"),
     out: Path = typer.Argument(..., help="output folder for <provider>.warc.gz"),
+    provider: Optional[list[str]] = typer.Option(None, "--provider", help="only these providers (repeatable)"),
 ):
-    """Rebuild the shipped WARC captures from their readable sources."""
+    """Rebuild the shipped WARC captures from their readable sources (deterministic)."""
     from pricewatch.captures import build_captures
-    for path in build_captures(src, out):
+    for path in build_captures(src, out, provider or None):
         typer.echo(path)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -45,6 +46,19 @@ def providers_in_archive(replay: Path) -> list[str]:
         if any(h == d or h.endswith("." + d) for h in hosts for d in domains):
             found.append(name)
     return sorted(found)
+
+
+def replay_batches(path: Path) -> list[Path]:
+    """What one `--replay PATH` means: a WARC file or a folder of WARCs is one run; a folder of
+    dated folders (``captures/2026-10-29/``, ...) is one run per date, oldest first, so a
+    history is rebuilt in order."""
+    path = Path(path)
+    if path.is_dir():
+        dated = sorted(p for p in path.iterdir()
+                       if p.is_dir() and re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{4,6}Z?)?", p.name))
+        if dated:
+            return dated
+    return [path]
 
 
 @dataclass
