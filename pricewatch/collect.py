@@ -17,6 +17,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pandas as pd
+from typing import Literal
+
 from pydantic import BaseModel, ValidationError, field_validator
 from scrapy.settings import Settings
 from scrapy.spiderloader import SpiderLoader
@@ -123,7 +125,9 @@ class OfferRecord(BaseModel):
     gpu_label: str
     gpu_count: int
     form_factor: str
+    billing: Literal["on-demand", "spot", "reserved", "marketplace"]
     tier: str
+    self_service: bool
     currency: str
     price_unit: str
     is_priced: bool
@@ -271,7 +275,8 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
                 "run_id": run_id, "provider": o.provider, "offer_key": i["offer_key"],
                 "gpu_label": i["gpu_label"], "gpu_model": i.get("gpu_model"), "gpu_count": int(i["gpu_count"]),
                 "vram_gb": i.get("vram_gb"), "form_factor": i.get("form_factor") or "unknown",
-                "tier": i["tier"], "region": i.get("region"), "currency": i.get("currency") or "USD",
+                "billing": i["billing"], "tier": i["tier"], "reserved_term": i.get("reserved_term"),
+                "self_service": bool(i.get("self_service", True)), "region": i.get("region"), "currency": i.get("currency") or "USD",
                 "price_unit": i["price_unit"], "price_per_hour": i.get("price_per_hour"),
                 "price_per_gpu_hour": i.get("price_per_gpu_hour"), "is_priced": bool(i["is_priced"]),
                 "price_text": i.get("price_text"),

@@ -11,7 +11,10 @@ class OfferItem(scrapy.Item):
     gpu_count = scrapy.Field()       # GPUs in the offered instance
     vram_gb = scrapy.Field()         # per GPU, if the source says (else from the catalog)
     form_factor = scrapy.Field()     # only if the source states it apart from the label
-    tier = scrapy.Field()            # on-demand | spot | reserved-<term> | prototyping | production | community | secure | marketplace
+    billing = scrapy.Field()         # on-demand | spot | reserved | marketplace (how it is paid for)
+    tier = scrapy.Field()            # the provider's own tier: prototyping, production, secure, community, 1-month, ... (default: billing)
+    reserved_term = scrapy.Field()   # for billing=reserved: the commitment, e.g. "1 month", "3 years"
+    self_service = scrapy.Field()    # False when the source requires sales contact or a large minimum
     region = scrapy.Field()
     currency = scrapy.Field()
     price_raw = scrapy.Field()       # number or text as printed ("$$43.46", 1.09, "Contact us")

@@ -106,7 +106,7 @@ class MassedComputeSpider(PriceSpider):
                 key = f"{label} x{count}" + (f" #{index}" if len(indexes) > 1 and index != min(indexes) else "")
                 yield OfferItem(
                     provider=self.name, offer_key=key, gpu_label=label, gpu_count=count,
-                    tier="on-demand", region=None, currency="USD",
+                    billing="on-demand", tier="on-demand", region=None, currency="USD",
                     price_raw=price, price_unit="instance_hour", availability=None,
                 )
         if not found:

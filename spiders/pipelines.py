@@ -31,6 +31,10 @@ class NormalizeOfferPipeline:
         item.setdefault("region", None)
         item.setdefault("availability", None)
         item.setdefault("is_aggregator", False)
+        item.setdefault("self_service", True)
+        item.setdefault("reserved_term", None)
+        if not item.get("tier"):
+            item["tier"] = item.get("billing")
         vram_hint = item.get("vram_gb")
         match = self.catalog.resolve(item["gpu_label"], vram_hint)
         if match is None:

@@ -62,7 +62,7 @@ class ThunderComputeSpider(PriceSpider):
                 gpu_label=spec.get("displayName") or m["gpu"],
                 gpu_count=int(spec.get("gpuCount") or m["count"]),
                 vram_gb=spec.get("vramGB"),
-                tier=m["mode"] or spec.get("mode") or "on-demand",
+                billing="on-demand", tier=m["mode"] or spec.get("mode") or "on-demand",
                 currency="USD", price_raw=price, price_unit="instance_hour",
                 capture=pricing_capture,
             )

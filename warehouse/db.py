@@ -74,7 +74,7 @@ def sync_catalog(con: duckdb.DuckDBPyConnection) -> None:
 
 OFFER_COLUMNS = [
     "run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "form_factor",
-    "tier", "region", "currency", "price_unit", "price_per_hour", "price_per_gpu_hour", "is_priced",
+    "billing", "tier", "reserved_term", "self_service", "region", "currency", "price_unit", "price_per_hour", "price_per_gpu_hour", "is_priced",
     "price_text", "availability", "is_aggregator", "observed_at", "source_url", "warc_file",
     "warc_record_id", "body_sha256",
 ]

@@ -45,7 +45,10 @@ CREATE TABLE offers (
     gpu_count          INTEGER NOT NULL,
     vram_gb            DOUBLE,             -- per GPU
     form_factor        VARCHAR NOT NULL CHECK (form_factor IN ('SXM', 'PCIe', 'NVL', 'unknown')),
-    tier               VARCHAR NOT NULL,   -- on-demand, spot, reserved-<term>, prototyping, ...
+    billing            VARCHAR NOT NULL CHECK (billing IN ('on-demand', 'spot', 'reserved', 'marketplace')),
+    tier               VARCHAR NOT NULL,   -- the provider's own tier: prototyping, secure, community, ...
+    reserved_term      VARCHAR,            -- billing = reserved: "1 month", "3 years", ...
+    self_service       BOOLEAN NOT NULL,   -- false: sales contact or a large minimum required
     region             VARCHAR,
     currency           VARCHAR NOT NULL,
     price_unit         VARCHAR NOT NULL CHECK (price_unit IN ('instance_hour', 'gpu_hour')),

@@ -26,6 +26,7 @@ collapsed AS (
     SELECT provider, offer_key, spell,
         arg_max(gpu_model, observed_at) AS gpu_model,
         arg_max(gpu_count, observed_at) AS gpu_count,
+        arg_max(billing, observed_at) AS billing,
         arg_max(tier, observed_at) AS tier,
         any_value(price_per_hour) AS price_per_hour,
         any_value(price_per_gpu_hour) AS price_per_gpu_hour,
@@ -40,7 +41,7 @@ collapsed AS (
 ok_runs AS (
     SELECT provider, observed_at FROM provider_runs WHERE status = 'ok'
 )
-SELECT c.provider, c.offer_key, c.gpu_model, c.gpu_count, c.tier,
+SELECT c.provider, c.offer_key, c.gpu_model, c.gpu_count, c.billing, c.tier,
     c.price_per_hour, c.price_per_gpu_hour, c.price_text,
     c.valid_from,
     coalesce(

@@ -2,7 +2,7 @@
 -- A price that turns into "Contact us" is a change too (new_price_per_hour NULL).
 CREATE OR REPLACE VIEW price_changes AS
 SELECT * FROM (
-    SELECT provider, offer_key, gpu_model, gpu_count, tier,
+    SELECT provider, offer_key, gpu_model, gpu_count, billing, tier,
         lag(price_per_hour) OVER w AS old_price_per_hour,
         price_per_hour AS new_price_per_hour,
         lag(price_text) OVER w AS old_price_text,

@@ -1,14 +1,16 @@
--- The cheapest priced offer per canonical GPU, GPU count and billing tier, across the latest
--- successful snapshot of every provider. Aggregators (re-sellers of other clouds) and
--- labels unknown to the catalog are left out.
+-- The cheapest priced offer per canonical GPU, GPU count and billing (on-demand, spot,
+-- reserved, marketplace), across the latest successful snapshot of every provider.
+-- Aggregators (re-sellers of other clouds), offers that need a sales contact or a large
+-- minimum, and labels unknown to the catalog are left out.
 CREATE OR REPLACE VIEW cheapest_offer AS
-SELECT gpu_model, gpu_count, tier, provider, offer_key, price_per_hour, price_per_gpu_hour,
+SELECT gpu_model, gpu_count, billing, provider, offer_key, tier, price_per_hour, price_per_gpu_hour,
        currency, region, observed_at, source_url, offers_compared
 FROM (
     SELECT *,
-        row_number() OVER (PARTITION BY gpu_model, gpu_count, tier
+        row_number() OVER (PARTITION BY gpu_model, gpu_count, billing
                            ORDER BY price_per_hour, provider, offer_key) AS rank,
-        count(*) OVER (PARTITION BY gpu_model, gpu_count, tier) AS offers_compared
+        count(*) OVER (PARTITION BY gpu_model, gpu_count, billing) AS offers_compared
     FROM latest_offers
-    WHERE is_priced AND gpu_model IS NOT NULL AND NOT is_aggregator AND currency = 'USD'
+    WHERE is_priced AND gpu_model IS NOT NULL AND NOT is_aggregator AND self_service
+      AND currency = 'USD'
 ) WHERE rank = 1;
