@@ -33,10 +33,21 @@ def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir:
 
 
 @task(name="validate", task_run_name="validate-{provider}")
-def validate_crawl(provider: str, result: collect.CrawlResult | None, error: str | None) -> collect.ProviderOutcome:
+def validate_crawl(provider: str, result: collect.CrawlResult | None, error: str | None,
+                   previous_counts: list[int]) -> collect.ProviderOutcome:
     if result is None:
         return collect.ProviderOutcome(provider=provider, status="failed", error=error)
-    return collect.judge_crawl(result)
+    return collect.judge_crawl(result, previous_counts)
+
+
+@task(name="read-history")
+def read_item_history(db_path: str) -> dict[str, list[int]]:
+    con = db.connect(db_path)
+    try:
+        db.migrate(con)
+        return db.recent_item_counts(con)
+    finally:
+        con.close()
 
 
 @task(name="load", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
@@ -75,14 +86,15 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     workdir = tempfile.mkdtemp(prefix="pricewatch-crawl-")
     crawl = crawl_provider.with_options(retries=0) if replay else crawl_provider
     futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir) for p in selected}
+    history = read_item_history(db_path)
     outcomes = []
     for provider, fut in futures.items():
         fut.wait()
         state = fut.state
         if state.is_completed():
-            outcome = validate_crawl(provider, fut.result(), None)
+            outcome = validate_crawl(provider, fut.result(), None, history.get(provider, []))
         else:
-            outcome = validate_crawl(provider, None, _state_error(provider, state))
+            outcome = validate_crawl(provider, None, _state_error(provider, state), [])
         level = logger.info if outcome.status == "ok" else logger.error
         level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
               f" ({outcome.error})" if outcome.error else "")
@@ -97,7 +109,8 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         "run_id": run["run_id"], "status": run["status"], "loaded": loaded,
         "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
         "providers": {o.provider: {"status": o.status, "offers": len(o.offers), "error": o.error,
-                                   "warnings": o.warnings, "duration_s": o.duration_s}
+                                   "warnings": o.warnings, "monitors": o.monitors,
+                                   "duration_s": o.duration_s}
                       for o in outcomes},
     }
     logger.info("run %s: %s%s", run["run_id"], run["summary"],

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError, field_validator
 from scrapy.settings import Settings
 from scrapy.spiderloader import SpiderLoader
 
+from pricewatch import monitors
 from pricewatch.archive import ReplayIndex
 
 SETTINGS_MODULE = "spiders.settings"
@@ -162,20 +163,23 @@ class OfferRecord(BaseModel):
 @dataclass
 class ProviderOutcome:
     provider: str
-    status: str  # ok | failed
+    status: str  # ok | suspect | failed
     offers: list[dict] = field(default_factory=list)
     facts: list[dict] = field(default_factory=list)
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    monitors: list[str] = field(default_factory=list)
     report: dict = field(default_factory=dict)
     duration_s: float | None = None
     attempts: int = 1
     observed_at: datetime | None = None
 
 
-def judge_crawl(result: CrawlResult) -> ProviderOutcome:
+def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
+                monitor_config: monitors.MonitorConfig | None = None) -> ProviderOutcome:
     """Decides whether a crawl is data. Any doubt fails the provider, with a message that
-    names it and what was missing; its previous offers then stay the latest."""
+    names it and what was missing; its previous offers then stay the latest. A crawl that
+    parsed but fails a run monitor (see pricewatch/monitors.py) is *suspect*."""
     p, report = result.provider, result.report
     base = dict(provider=p, report=report, duration_s=result.duration_s, attempts=result.attempts)
     warnings = [f"unknown GPU label {label!r} (not in warehouse/gpu_catalog.yaml)"
@@ -211,8 +215,11 @@ def judge_crawl(result: CrawlResult) -> ProviderOutcome:
         return ProviderOutcome(status="failed", error=f"{p}: " + " | ".join(problems),
                                warnings=warnings, **base)
     observed = min(datetime.fromisoformat(i["capture"]["captured_at"]) for i in result.items)
-    return ProviderOutcome(status="ok", offers=result.items, facts=result.facts, warnings=warnings,
-                           observed_at=observed, **base)
+    findings = monitors.check(p, result.items, report, previous_counts or [],
+                              monitor_config or monitors.MonitorConfig())
+    return ProviderOutcome(status="suspect" if findings else "ok", offers=result.items, facts=result.facts,
+                           warnings=warnings, monitors=findings, observed_at=observed,
+                           error=f"{p}: suspect: " + "; ".join(findings) if findings else None, **base)
 
 
 def run_identity(mode: str, observed_at: datetime, outcomes: list[ProviderOutcome], started: datetime) -> str:
@@ -235,12 +242,12 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
         if as_of is not None:
             o.observed_at = as_of
     ok = [o for o in outcomes if o.status == "ok"]
-    observed_at = as_of or (min(o.observed_at for o in ok) if ok else started)
+    observed_at = as_of or (min(o.observed_at for o in outcomes if o.observed_at) if ok else started)
     for o in outcomes:
         o.observed_at = o.observed_at or observed_at
     run_id = run_identity(mode, observed_at, outcomes, started)
     status = "ok" if len(ok) == len(outcomes) else ("partial" if ok else "failed")
-    failed = [o for o in outcomes if o.status == "failed"]
+    failed = [o for o in outcomes if o.status != "ok"]
     summary = f"{len(ok)}/{len(outcomes)} providers ok" + (
         "; failed: " + "; ".join(o.error or o.provider for o in failed) if failed else "")
     finished = datetime.now(timezone.utc)
@@ -250,7 +257,7 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
            "flow_run_id": flow_run_id, "summary": summary}
     provider_rows, offer_rows, fact_rows = [], [], []
     for o in outcomes:
-        offers = o.offers if o.status == "ok" else []
+        offers = o.offers if o.status != "failed" else []
         priced = sum(1 for i in offers if i["is_priced"])
         statuses = o.report.get("http_status_counts", {})
         provider_rows.append({
@@ -260,9 +267,9 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
             "http_error_count": sum(int(v) for k, v in statuses.items() if int(k) >= 500 or int(k) in (403, 429)),
             "retries": int(o.report.get("retries", 0)), "attempts": o.attempts,
             "duration_s": o.duration_s, "unknown_labels": list(o.report.get("unknown_labels", [])),
-            "warnings": o.warnings, "error": o.error,
+            "warnings": o.warnings, "monitors": o.monitors, "error": o.error,
         })
-        for f in (o.facts if o.status == "ok" else []):
+        for f in (o.facts if o.status != "failed" else []):
             cap = f["capture"]
             fact_rows.append({
                 "run_id": run_id, "provider": o.provider, "fact": f["fact"],

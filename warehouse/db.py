@@ -81,10 +81,18 @@ OFFER_COLUMNS = [
 PROVIDER_RUN_COLUMNS = [
     "run_id", "provider", "status", "observed_at", "item_count", "priced_count", "unpriced_count",
     "duplicates_dropped", "http_error_count", "retries", "attempts", "duration_s", "unknown_labels",
-    "warnings", "error",
+    "warnings", "monitors", "error",
 ]
 FACT_COLUMNS = ["run_id", "provider", "fact", "value_num", "value_text", "observed_at", "source_url",
                 "warc_file", "warc_record_id", "body_sha256"]
+
+
+def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[str, list[int]]:
+    """Item counts of each provider's last successful runs, newest first (for the run monitors)."""
+    rows = con.execute("""
+        SELECT provider, list(item_count ORDER BY observed_at DESC)[1:?]
+        FROM provider_runs WHERE status = 'ok' GROUP BY provider""", [limit]).fetchall()
+    return {p: list(c) for p, c in rows}
 
 
 def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:

@@ -16,10 +16,13 @@ CREATE TABLE runs (
 );
 
 -- One provider within a run. A failed provider run stores no offers; its error says why.
+-- A suspect one (it failed a run monitor) stores its offers as evidence, but they never become
+-- the latest prices, move a "cheapest" claim or raise a price alert.
 CREATE TABLE provider_runs (
     run_id             VARCHAR NOT NULL,
     provider           VARCHAR NOT NULL,
-    status             VARCHAR NOT NULL CHECK (status IN ('ok', 'failed')),
+    status             VARCHAR NOT NULL CHECK (status IN ('ok', 'suspect', 'failed')),
+    monitors           VARCHAR[],          -- monitor findings that made it suspect
     observed_at        TIMESTAMPTZ NOT NULL,
     item_count         INTEGER NOT NULL,
     priced_count       INTEGER NOT NULL,
