@@ -85,7 +85,8 @@ class CrawlResult:
 
 
 def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
-              archive_dir: Path | None = None, timeout_s: int = 900) -> CrawlResult:
+              archive_dir: Path | None = None, timeout_s: int = 900,
+              spider_args: dict | None = None, settings: dict | None = None) -> CrawlResult:
     """Runs `scrapy crawl <provider>` in a fresh process (Scrapy's reactor cannot restart)."""
     workdir = Path(workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -100,6 +101,10 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
         cmd += ["-s", f"PRICEWATCH_REPLAY={Path(replay).resolve()}"]
     if archive_dir:
         cmd += ["-s", f"PRICEWATCH_ARCHIVE_DIR={Path(archive_dir).resolve()}"]
+    for k, v in (spider_args or {}).items():
+        cmd += ["-a", f"{k}={v}"]
+    for k, v in (settings or {}).items():
+        cmd += ["-s", f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"]
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE}
     started = time.monotonic()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)

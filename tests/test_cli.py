@@ -1,0 +1,86 @@
+"""The CLI contract later tooling relies on: `pricewatch run` (Prefect in-process) and `pricewatch query`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CAPTURES, ROOT, source_exchanges
+
+PRICEWATCH = [sys.executable, "-m", "pricewatch.cli"]
+
+
+def pricewatch(*args, env=None, timeout=240):
+    return subprocess.run(PRICEWATCH + list(args), capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def loaded_db(tmp_path_factory):
+    """One nightly run through the CLI (Prefect flow, temporary local server), then a rerun."""
+    path = tmp_path_factory.mktemp("cli") / "pw.duckdb"
+    args = ["run", "--replay", str(CAPTURES / "2026-10-29"), "--db", str(path),
+            "--provider", "massed_compute", "--provider", "thunder_compute"]
+    first = pricewatch(*args)
+    counts = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
+                        "--db", str(path), "--format", "json")
+    second = pricewatch(*args)
+    return path, first, counts, second
+
+
+def test_run_loads_the_replay_and_exits_zero(loaded_db):
+    path, first, _, _ = loaded_db
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "massed_compute" in first.stdout and "thunder_compute" in first.stdout
+
+
+def test_rerun_of_the_same_replay_changes_nothing(loaded_db):
+    path, _, counts_before, second = loaded_db
+    assert second.returncode == 0, second.stderr
+    assert "already loaded" in second.stdout
+    after = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
+                       "--db", str(path), "--format", "json")
+    assert json.loads(after.stdout) == json.loads(counts_before.stdout) == [{"r": 1, "o": 33}]
+
+
+def test_query_json_is_one_array_of_row_objects(loaded_db):
+    path = loaded_db[0]
+    out = pricewatch("query", "SELECT provider, offer_key, price_per_hour FROM latest_offers "
+                     "WHERE offer_key IN ('B200 SXM6 x8', 'a100xl_x1_prototyping') ORDER BY provider",
+                     "--db", str(path), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [
+        {"provider": "massed_compute", "offer_key": "B200 SXM6 x8", "price_per_hour": 43.46},
+        {"provider": "thunder_compute", "offer_key": "a100xl_x1_prototyping", "price_per_hour": 1.09},
+    ]
+
+
+def test_query_csv_and_the_default_database_from_the_environment(loaded_db):
+    path = loaded_db[0]
+    out = pricewatch("query", "SELECT gpu_model, gpu_count, provider FROM cheapest_offer "
+                     "WHERE gpu_model = 'B200' AND billing = 'on-demand'", "--format", "csv",
+                     env={"PRICEWATCH_DB": str(path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["gpu_model,gpu_count,provider", "B200,8,massed_compute"]
+
+
+def test_query_opens_the_database_read_only(loaded_db):
+    path = loaded_db[0]
+    out = pricewatch("query", "DELETE FROM offers", "--db", str(path))
+    assert out.returncode == 1
+    assert "read-only" in out.stderr.lower()
+    assert json.loads(pricewatch("query", "SELECT count(*) n FROM offers", "--db", str(path),
+                                 "--format", "json").stdout) == [{"n": 33}]
+
+
+def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc):
+    ex = source_exchanges("2026-10-29", "massed_compute")
+    down = make_warc([{**ex[0], "status": 503, "reason": "Service Unavailable", "body": b"down"}], "down.warc.gz")
+    out = pricewatch("run", "--replay", str(down), "--db", str(tmp_path / "pw.duckdb"))
+    assert out.returncode == 1, out.stdout
+    assert "failed" in out.stdout and "HTTP 503" in out.stdout
