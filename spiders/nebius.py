@@ -32,7 +32,7 @@ from spiders.base import PriceSpider
 from spiders.items import OfferItem, SourceFactItem
 
 ITEM, ON_DEMAND, PREEMPTIBLE = "Item", "On-demand, GPU-hour", "Preemptible, GPU-hour"
-KNOWN_COLUMNS = {"item", "vcpus", "ram, gb", "on-demand, gpu-hour", "preemptible, gpu-hour"}
+SPEC_COLUMNS = ("vCPUs", "RAM, GB")  # the per-GPU share: informative, not part of the offer
 DATED = re.compile(r"^(?P<tier>.*?)[,\s]*GPU-hour\s*\(\s*Effective\s+(?P<date>[^)]+?)\s*\)$", re.I)
 TIERS = {"on-demand": ("on-demand", "on-demand"), "preemptible": ("spot", "preemptible")}
 NOT_OFFERED = re.compile(r"^[-\u2013\u2014]*$")
@@ -123,7 +123,7 @@ class NebiusSpider(PriceSpider):
         for i, h in enumerate(header):
             m = DATED.match(h.strip())
             if not m:
-                if norm(h) not in KNOWN_COLUMNS:
+                if norm(h) not in {norm(c) for c in (ITEM, ON_DEMAND, PREEMPTIBLE, *SPEC_COLUMNS)}:
                     self.logger.warning("%s: unrecognized column %r ignored", url, h)
                 continue
             try:
@@ -131,7 +131,11 @@ class NebiusSpider(PriceSpider):
             except ValueError:
                 self.layout_error(f"{url}: cannot read the date of column {h!r}")
                 return
-            tier = "preemptible" if "preemptible" in m["tier"].lower() else "on-demand"
+            named = m["tier"].lower()
+            tier = "preemptible" if "preemptible" in named else "on-demand" if named in ("", "on-demand") else None
+            if tier is None:
+                self.logger.warning("%s: dated column %r names no tier we know: ignored", url, h)
+                continue
             if effective > on:
                 announced.append((i, tier, effective))
             elif tier not in in_force or in_force[tier][1] is None or effective >= in_force[tier][1]:
