@@ -94,3 +94,15 @@ def test_tabs_that_no_longer_name_a_gpu_count_fail(crawl, make_warc):
     outcome = collect.judge_crawl(crawl("lambda_cloud", make_warc(ex)))
     assert outcome.status == "failed"
     assert "lambda_cloud" in outcome.error and "tab" in outcome.error
+
+
+def test_swapped_tab_labels_are_caught_by_the_vcpu_sizes(crawl, make_warc):
+    ex = source_exchanges("2026-10-29", "lambda_cloud")
+    # A redesign that labels the 8-GPU panel "1x" and the 1-GPU panel "8x": every row would
+    # still parse, but 208 vCPUs for 1 GPU and 26 for 8 GPUs cannot both be right.
+    ex[0]["body"] = (ex[0]["body"].replace(b">8x</button>", b">@@</button>")
+                     .replace(b">1x</button>", b">8x</button>").replace(b">@@</button>", b">1x</button>"))
+    outcome = collect.judge_crawl(crawl("lambda_cloud", make_warc(ex)))
+    assert outcome.status == "failed"
+    assert "lambda_cloud" in outcome.error and "vCPUs" in outcome.error
+    assert outcome.offers == []
