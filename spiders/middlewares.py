@@ -5,10 +5,28 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from scrapy.exceptions import NotConfigured
 
 from pricewatch.archive import WarcArchiveWriter
+
+
+_crawl_writers: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def crawl_archive(crawler) -> WarcArchiveWriter:
+    """The crawl's one dated WARC file, opened on first use. Shared with the browser download
+    handler (spiders/playwright_replay.py), which archives what the browser itself fetched."""
+    writer = _crawl_writers.get(crawler)
+    if writer is None:
+        now = datetime.now(timezone.utc)
+        root = Path(crawler.settings.get("PRICEWATCH_ARCHIVE_DIR"))
+        name = f"{crawler.spider.name}-{now:%Y%m%dT%H%M%SZ}-{os.getpid()}.warc.gz"
+        writer = _crawl_writers[crawler] = WarcArchiveWriter(root / f"{now:%Y-%m-%d}" / name)
+        files = crawler.stats.get_value("pricewatch/warc_files", [])
+        crawler.stats.set_value("pricewatch/warc_files", files + [str(writer.path)])
+    return writer
 
 
 class WarcArchiveMiddleware:
@@ -17,27 +35,22 @@ class WarcArchiveMiddleware:
     the replayed archive already is the evidence."""
 
     def __init__(self, crawler):
-        settings = crawler.settings
-        if settings.get("PRICEWATCH_REPLAY"):
+        if crawler.settings.get("PRICEWATCH_REPLAY"):
             raise NotConfigured("replaying an archive")
         self.crawler = crawler
-        self.root = Path(settings.get("PRICEWATCH_ARCHIVE_DIR"))
-        self.writer: WarcArchiveWriter | None = None
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
 
     def _writer(self) -> WarcArchiveWriter:
-        if self.writer is None:
-            now = datetime.now(timezone.utc)
-            name = f"{self.crawler.spider.name}-{now:%Y%m%dT%H%M%SZ}-{os.getpid()}.warc.gz"
-            self.writer = WarcArchiveWriter(self.root / f"{now:%Y-%m-%d}" / name)
-            files = self.crawler.stats.get_value("pricewatch/warc_files", [])
-            self.crawler.stats.set_value("pricewatch/warc_files", files + [str(self.writer.path)])
-        return self.writer
+        return crawl_archive(self.crawler)
 
     def process_response(self, request, response):
+        if "browser_captures" in request.meta:
+            # A browser page: its handler archived what came off the wire (the page, its
+            # scripts, their requests); this response is the rendered DOM, derived, not evidence.
+            return response
         headers = [(k.decode("latin-1"), v.decode("latin-1"))
                    for k, vs in response.headers.items() for v in vs]
         req_headers = [(k.decode("latin-1"), v.decode("latin-1"))
