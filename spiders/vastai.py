@@ -55,17 +55,21 @@ class VastaiSpider(PriceSpider):
             self.layout_error(f"{response.url}: 'offers' is empty (search filter or API changed?)")
             return
         kept: dict[tuple, dict] = {}
+        lacking: dict[str, int] = {}  # one message per missing field, not one per offer
         valid = 0
         for offer in offers:
             missing = [f for f in REQUIRED if offer.get(f) in (None, "")]
+            for f in missing:
+                lacking[f] = lacking.get(f, 0) + 1
             if missing:
-                self.layout_error(f"{response.url}: offer {offer.get('id')!r} lacks {', '.join(missing)}")
                 continue
             valid += 1
             machine = (offer["machine_id"], offer["num_gpus"])
             best = kept.get(machine)
             if best is None or (offer["dph_total"], offer["id"]) < (best["dph_total"], best["id"]):
                 kept[machine] = offer
+        for f, n in lacking.items():
+            self.layout_error(f"{response.url}: {n} of {len(offers)} offers lack {f}")
         if valid > len(kept):
             self.crawler.stats.inc_value("pricewatch/duplicates_dropped", valid - len(kept))
         for offer in kept.values():

@@ -96,8 +96,8 @@ class VultrSpider(PriceSpider):
             return
         count = round(vram / whole)
         if count < 1 or abs(count * whole - vram) > 0.1 * whole:
-            self.skipped["plans"].append(f"{plan.get('id')}: {vram} GB of one {whole:g} GB {gpu_type} "
-                                f"(${plan.get('hourly_cost')}/h)")
+            self.skipped["plans"].append(
+                f"{plan.get('id')}: {vram} GB of one {whole:g} GB {gpu_type} (${plan.get('hourly_cost')}/h)")
             return
         yield from self._offers(response, plan, gpu_type, count, vram / count)
 
