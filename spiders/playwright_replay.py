@@ -33,6 +33,7 @@ from weakref import WeakKeyDictionary
 import scrapy
 from playwright.async_api import Error as PlaywrightError
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+from scrapy.utils.misc import load_object
 from scrapy_playwright.page import PageMethod
 
 from spiders.middlewares import crawl_archive
@@ -48,6 +49,8 @@ SKIPPED_RESOURCE_TYPES = {"image", "media", "font"}
 SKIPPED_EXTENSIONS = (".ico", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".woff", ".woff2", ".ttf")
 # The body we store is decoded, and a fulfilled response states its own length.
 _WIRE_HEADERS = {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
+# Replay: the browser's proxy, a closed local port.
+NO_PROXY = "http://127.0.0.1:9"
 # After a needed request failed, how long the page's own error handling gets before we stop waiting.
 FAILURE_GRACE_S = 2.0
 
@@ -100,6 +103,8 @@ class PageSession:
         self.document: dict | None = None           # the navigation's record
         self.exchanges: list[asyncio.Task] = []     # live: bodies being read
         self.skipped: set[str] = set()
+        # Set when the page cannot complete: its document is an error, or a request it made
+        # failed (replay: was not archived). Its own sub-request errors are left to its script.
         self.incomplete = asyncio.Event()
         self.attached = False
 
@@ -109,7 +114,7 @@ class PageSession:
         _sessions[page] = self
         await page.route("**/*", self.route)
         if not self.handler.replay:
-            page.on("response", lambda r: self.exchanges.append(asyncio.ensure_future(self.read(r))))
+            page.on("response", self.live_response)
             page.on("requestfailed", self.live_failure)
         self.attached = True
 
@@ -139,19 +144,25 @@ class PageSession:
 
     def record(self, url: str, capture: dict, status: int, pw_request) -> None:
         self.captures[url] = capture
-        if pw_request.is_navigation_request() and pw_request.frame.parent_frame is None:
+        if _is_document(pw_request):
             self.document = capture
-        else:  # the navigation itself is counted by Scrapy as the page's response
-            self.stats.inc_value(f"downloader/response_status_count/{status}")
             if status >= 400:
                 self.incomplete.set()
+        else:  # the document itself is counted by Scrapy as the page's response
+            self.stats.inc_value(f"downloader/response_status_count/{status}")
 
     def missing(self, pw_request) -> None:
         what = f"{pw_request.url} (not in the replay archive; {pw_request.resource_type} requested by the page)"
         logger.error("replay: %s", what)
         self.stats.inc_value("pricewatch/replay_missing")
+        self.incomplete.set()
         if not pw_request.is_navigation_request():  # a missing page is a 404, reported by Scrapy
             self._failed(what)
+
+    def live_response(self, response) -> None:
+        self.exchanges.append(asyncio.ensure_future(self.read(response)))
+        if _is_document(response.request) and response.status >= 400:
+            self.incomplete.set()
 
     def live_failure(self, pw_request) -> None:
         if pw_request.url in self.skipped or pw_request.is_navigation_request():
@@ -203,8 +214,10 @@ class ArchivingPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
             self.plain = WarcReplayDownloadHandler(crawler)
             self.index = self.plain.index
             # Fail closed: a request that got past our route to scrapy-playwright's (which
-            # would continue it to the network) is aborted.
+            # would continue it to the network) is aborted, and whatever the browser might
+            # still send on its own meets a proxy that is not there.
             self.abort_request = lambda pw_request: True
+            self.config.launch_options = {**self.config.launch_options, "proxy": {"server": NO_PROXY}}
 
     async def download_request(self, request):
         if not request.meta.get("playwright"):
@@ -213,11 +226,14 @@ class ArchivingPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
             return await super().download_request(request)
         session = PageSession(self, request)
         own_init = request.meta.get("playwright_page_init_callback")
+        own_init = getattr(own_init, "spider_callback", own_init)  # a retry carries our previous one
 
         async def init(page, req):
             await session.attach(page, req)
             if own_init:
-                await own_init(page, req)
+                await load_object(own_init)(page, req)
+
+        init.spider_callback = own_init
 
         keep_page = request.meta.get("playwright_include_page", False)
         request.meta["playwright_page_init_callback"] = init
@@ -239,6 +255,13 @@ class ArchivingPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
         if session.document:
             request.meta["capture"] = session.document
         return response
+
+
+def _is_document(pw_request) -> bool:
+    try:
+        return pw_request.is_navigation_request() and pw_request.frame.parent_frame is None
+    except PlaywrightError:  # service-worker requests have no frame
+        return False
 
 
 def _decoded(body: bytes, headers: list[tuple[str, str]]) -> bytes:

@@ -157,6 +157,18 @@ def test_without_the_script_the_run_fails_naming_it(crawl, make_warc):
     assert not [i for i in result.items if i["billing"] != "on-demand"]
 
 
+def test_a_page_that_first_answers_503_is_retried_in_the_browser(crawl, make_warc):
+    ex = exchanges()
+    busy = {**ex[0], "status": 503, "reason": "Service Unavailable", "headers": {"Content-Type": "text/html"},
+            "body": b"<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>"}
+    result = crawl("jarvislabs", make_warc([busy] + ex))
+    assert result.report["http_status_counts"]["503"] == 1 and result.report["retries"] == 1
+    assert len(result.items) == 23 and collect.judge_crawl(result).status == "ok"
+    # The offers point to the page that answered, not to the 503.
+    assert {i["capture"]["body_sha256"] for i in result.items if i["billing"] == "on-demand"} == {
+        sha256(body_of(PAGE)).hexdigest()}
+
+
 def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_path, httpserver):
     """A live crawl from a local stand-in server: the page, stylesheet, script and JSON are
     archived as received (not the rendered DOM), and replaying that archive gives the same offers."""
