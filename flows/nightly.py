@@ -60,6 +60,17 @@ def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> bool:
         con.close()
 
 
+@task(name="evaluate-claims", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
+def evaluate_claims(db_path: str, run_id: str) -> dict:
+    """Every published claim (rules/) as of this run's snapshot; a run already evaluated is a no-op."""
+    from pricewatch.claims.evaluate import evaluate_claims as evaluate
+    con = db.connect(db_path)
+    try:
+        return evaluate(con, run_id)
+    finally:
+        con.close()
+
+
 @flow(name="collect-prices", log_prints=True)
 def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
             archive_dir: str = "data/archive", providers: list[str] | None = None) -> dict:
@@ -105,6 +116,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
                                                           Path(replay) if replay else None, _flow_run_id())
     loaded = load_run(db_path, run, provider_runs, offers, facts)
+    claims = evaluate_claims(db_path, run["run_id"])
     summary = {
         "run_id": run["run_id"], "status": run["status"], "loaded": loaded,
         "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
@@ -112,6 +124,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                                    "warnings": o.warnings, "monitors": o.monitors,
                                    "duration_s": o.duration_s}
                       for o in outcomes},
+        "claims": claims,
     }
     logger.info("run %s: %s%s", run["run_id"], run["summary"],
                 "" if loaded else " (already in the warehouse: nothing changed)")
