@@ -32,8 +32,8 @@ from weakref import WeakKeyDictionary
 
 import scrapy
 from playwright.async_api import Error as PlaywrightError
-from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy.utils.misc import load_object
+from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
 
 from spiders.middlewares import crawl_archive
