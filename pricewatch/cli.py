@@ -143,5 +143,11 @@ def build_captures_cmd(
         typer.echo(path)
 
 
+# `pricewatch claims` and `pricewatch report` live with the claims engine (pricewatch/claims/cli.py).
+from pricewatch.claims.cli import register as _register_claims  # noqa: E402
+
+_register_claims(app)
+
+
 if __name__ == "__main__":
     app()

@@ -1,0 +1,115 @@
+"""`pricewatch claims` and `pricewatch report`, registered on the main CLI by pricewatch/cli.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+err = Console(stderr=True)
+
+
+def _open(db: Optional[Path]):
+    from warehouse.db import connect, default_db_path
+    path = str(db) if db else default_db_path()
+    try:
+        return connect(path, read_only=True)
+    except Exception as exc:  # missing file, or a writer holds the lock
+        err.print(f"[red]cannot open {path} read-only: {exc}[/red]")
+        raise typer.Exit(1)
+
+
+def _has_claims(con) -> bool:
+    return bool(con.execute("SELECT count(*) FROM information_schema.tables "
+                            "WHERE table_name = 'claim_evaluations'").fetchone()[0])
+
+
+def _jsonable(v):
+    if isinstance(v, Decimal):
+        return float(v)
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return v
+
+
+INPUT_FIELDS = ("input_name", "role", "provider", "offer_key", "gpu_model", "gpu_count", "billing", "price_per_hour",
+                "price_per_gpu_hour", "observed_at", "source_url", "warc_file", "warc_record_id", "input_status",
+                "used", "price_text", "fact", "value_num", "value_text")
+CLAIM_FIELDS = ("claim_id", "claim_group", "page", "kind", "status", "published_value", "published_text",
+                "current_value", "current_text", "difference", "tolerance", "reason", "note", "pick",
+                "unverifiable_since", "previous_status", "snapshot_at", "run_id", "cited_date", "says_ja", "says_en")
+
+
+def _input_line(i: dict) -> str:
+    what = i["offer_key"] or i["fact"] or ""
+    if i["input_status"] != "ok":
+        return f"{i['provider']} {what}: {i['input_status']}"
+    if i["fact"]:
+        return f"{i['provider']} {what} = {i['value_text'] if i['value_text'] is not None else i['value_num']:}"
+    return f"{i['provider']} {what} ${Decimal(i['price_per_hour']).normalize():f} ({i['role']}{', used' if i['used'] else ''})"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def claims(
+        db: Optional[Path] = typer.Option(None, "--db", help="DuckDB file (default: $PRICEWATCH_DB or data/pricewatch.duckdb)"),
+        as_json: bool = typer.Option(False, "--json", help="JSON: every claim with its inputs"),
+        page: Optional[str] = typer.Option(None, "--page", help="only this page (rules/<page>/)"),
+        status: Optional[str] = typer.Option(None, "--status", help="only holds | drifted | unverifiable"),
+    ):
+        """The latest evaluation of every published claim: status, published and current value, inputs."""
+        from pricewatch.claims.report import latest
+        con = _open(db)
+        try:
+            rows = latest(con) if _has_claims(con) else []
+        finally:
+            con.close()
+        rows = [r for r in rows if (not page or r["page"] == page) and (not status or r["status"] == status)]
+        if not rows:
+            err.print("[yellow]no claim evaluations (run `pricewatch run` first, or check --page/--status)[/yellow]")
+            raise typer.Exit(1)
+        if as_json:
+            out = [{**{k: _jsonable(r[k]) for k in CLAIM_FIELDS},
+                    "inputs": [{k: _jsonable(i[k]) for k in INPUT_FIELDS} for i in r["inputs"]]} for r in rows]
+            sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
+            return
+        table = Table(title=f"claims as of {rows[0]['snapshot_at']:%Y-%m-%d %H:%M} UTC (run {rows[0]['run_id']})")
+        for col in ("claim", "page", "status", "published", "current", "inputs", "why / note"):
+            table.add_column(col, overflow="fold")
+        colour = {"holds": "green", "drifted": "red", "unverifiable": "yellow"}
+        for r in rows:
+            used = [i for i in r["inputs"] if i["used"] or i["role"] == "cited" or i["input_status"] != "ok"]
+            table.add_row(r["claim_id"], r["page"], f"[{colour[r['status']]}]{r['status']}[/]", r["published_text"],
+                          r["current_text"] or "—", "\n".join(_input_line(i) for i in used[:4]),
+                          "; ".join(x for x in (r["reason"], r["note"]) if x))
+        Console(width=max(160, Console().width)).print(table)
+        counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("holds", "drifted", "unverifiable")}
+        Console().print(" · ".join(f"{k}: {v}" for k, v in counts.items()))
+
+    @app.command()
+    def report(
+        out: Path = typer.Option(..., "--out", help="folder for claims-report.md and <page>.tables.md"),
+        db: Optional[Path] = typer.Option(None, "--db", help="DuckDB file (default: $PRICEWATCH_DB or data/pricewatch.duckdb)"),
+    ):
+        """Markdown claims report: every claim with its evidence, and both pages' tables re-rendered
+        with current prices in the pages' own layout (<page>.tables.md, ready to paste)."""
+        from pricewatch.claims.report import write_report
+        con = _open(db)
+        try:
+            if not _has_claims(con):
+                err.print("[red]no claim evaluations in the warehouse yet (run `pricewatch run` first)[/red]")
+                raise typer.Exit(1)
+            paths = write_report(con, out)
+        except LookupError as exc:
+            err.print(f"[red]{exc}[/red]")
+            raise typer.Exit(1)
+        finally:
+            con.close()
+        for p in paths:
+            typer.echo(p)

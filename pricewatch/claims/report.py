@@ -1,0 +1,189 @@
+"""Reading the latest claim evaluations back: for `pricewatch claims` and the Markdown report
+(`pricewatch report`), which lists every claim with its evidence and re-renders both pages'
+tables with current values, in the pages' own layout, ready to paste."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+
+from pricewatch.claims import rules as R
+from pricewatch.claims.formatting import shown
+
+UNVERIFIED = "（未確認）"   # after a value that could not be checked: the published value is kept
+
+
+def latest(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """The latest evaluation of every claim, each with the inputs it used."""
+    cur = con.execute("SELECT * FROM latest_claim_status ORDER BY page, claim_id")
+    cols = [d[0] for d in cur.description]
+    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    cur = con.execute("""SELECT i.* FROM claim_inputs i
+                         JOIN latest_claim_status l USING (run_id, claim_id)
+                         ORDER BY i.claim_id, i.input_name""")
+    cols = [d[0] for d in cur.description]
+    inputs = defaultdict(list)
+    for r in cur.fetchall():
+        d = dict(zip(cols, r))
+        inputs[d["claim_id"]].append(d)
+    for row in rows:
+        row["inputs"] = inputs.get(row["claim_id"], [])
+    return rows
+
+
+def current_value(claim: R.Claim, row: dict):
+    """The typed current value of an evaluation row (None when unverifiable)."""
+    if row["status"] == "unverifiable" or (row["current_value"] is None and claim.unit != "text"):
+        return None
+    if claim.unit == "mark":
+        return bool(row["current_value"])
+    if claim.unit == "text":
+        return row["current_text"]
+    return Decimal(row["current_value"])
+
+
+def render(template: str, lookup) -> str:
+    """Fills {claim id}, {claim id|pick}, {claim id|bare} and the date placeholders via lookup(id, modifier)."""
+    return R.PLACEHOLDER.sub(lambda m: lookup(m.group(1), m.group(2)), template)
+
+
+def published_lookup(rules: R.RuleSet, dates: dict[str, str] | None = None):
+    """Renders a template with the values as published (what the page says today)."""
+    claims = rules.claims
+    dates = dates or {}
+
+    def lookup(ref: str, modifier: str | None) -> str:
+        if ref in ("snapshot_date", "snapshot_date_ja"):
+            return dates.get(ref, "")
+        c = claims[ref]
+        if modifier == "pick":
+            return c.published_pick or ""
+        return shown(c, c.published, bare=modifier == "bare")
+    return lookup
+
+
+def current_lookup(rules: R.RuleSet, rows: dict[str, dict], used_dates: list[datetime]):
+    claims = rules.claims
+
+    def lookup(ref: str, modifier: str | None) -> str:
+        if ref in ("snapshot_date", "snapshot_date_ja"):
+            day = max(used_dates) if used_dates else None
+            if day is None:
+                return "?"
+            day = day.astimezone(timezone.utc)
+            return f"{day:%Y-%m-%d}" if ref == "snapshot_date" else f"{day.year}年{day.month}月{day.day}日"
+        c, row = claims[ref], rows.get(ref)
+        value = current_value(c, row) if row else None
+        if value is None:
+            if modifier == "pick":
+                return c.published_pick or ""
+            return shown(c, c.published, bare=modifier == "bare") + UNVERIFIED
+        if modifier == "pick":
+            return (row["pick"] if row["pick"] else c.published_pick) or ""
+        return shown(c, value, bare=modifier == "bare")
+    return lookup
+
+
+def table_claims(table: R.Table) -> list[str]:
+    return list(dict.fromkeys(ref for ref, _ in R.PLACEHOLDER.findall(table.template)
+                              if not ref.startswith("snapshot_date")))
+
+
+def rendered_tables(rules: R.RuleSet, rows: dict[str, dict], page: R.Page) -> list[tuple[R.Table, str, list[dict]]]:
+    """Each table of the page with current values, and the evaluations behind it that do not hold."""
+    out = []
+    for table in page.tables:
+        refs = table_claims(table)
+        dates = [i["observed_at"] for ref in refs for i in rows.get(ref, {}).get("inputs", [])
+                 if i["used"] and i["observed_at"] is not None]
+        text = render(table.template, current_lookup(rules, rows, dates))
+        changed = [rows[r] for r in refs if r in rows and rows[r]["status"] != "holds"]
+        out.append((table, text, changed))
+    return out
+
+
+def _evidence(rules: R.RuleSet, row: dict) -> str:
+    parts = []
+    for i in row["inputs"]:
+        if not i["used"] and i["input_status"] == "ok" and i["role"] != "cited":
+            continue
+        who = rules.provider_name(i["provider"])
+        what = i["offer_key"] or i["fact"] or ""
+        if i["input_status"] != "ok":
+            parts.append(f"{who} {what}: {i['input_status']}")
+            continue
+        if i["fact"]:
+            value = i["value_text"] if i["value_text"] is not None else f"{i['value_num']:g}"
+        else:
+            value = f"${Decimal(i['price_per_hour']).normalize():f}/h"
+            if i["gpu_count"] and i["gpu_count"] > 1:
+                value += f" (${Decimal(i['price_per_gpu_hour']).normalize():f} per GPU)"
+        seen = i["observed_at"].astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if i["observed_at"] else "?"
+        parts.append(f"{who} `{what}` {value} ({i['role']}) [{i['source_url']}]({i['source_url']}) captured {seen}")
+    return "<br>".join(parts) or "(no price input)"
+
+
+def _cell(text) -> str:
+    return str(text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.RuleSet | None = None) -> list[Path]:
+    """claims-report.md (every claim, its evidence, the re-rendered tables) and one
+    <page>.tables.md per page (only the tables, ready to paste)."""
+    rules = rules or R.cached_rules()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    evaluations = latest(con)
+    if not evaluations:
+        raise LookupError("no claim evaluations in the warehouse yet (run `pricewatch run` first)")
+    rows = {r["claim_id"]: r for r in evaluations}
+    snapshot = max(r["snapshot_at"] for r in evaluations).astimezone(timezone.utc)
+    counts = defaultdict(int)
+    for r in evaluations:
+        counts[r["status"]] += 1
+    lines = [f"# Published claims as of {snapshot:%Y-%m-%d %H:%M} UTC", "",
+             f"Run `{evaluations[0]['run_id']}` · " + " · ".join(f"{s}: {counts[s]}" for s in
+                                                              ("holds", "drifted", "unverifiable")), ""]
+    attention = [r for r in evaluations if r["status"] != "holds"]
+    lines += ["## Needs attention", ""]
+    if attention:
+        lines += ["| claim | status | published | current | why |", "|---|---|---|---|---|"]
+        lines += [f"| `{r['claim_id']}` | {r['status']} | {_cell(r['published_text'])} | {_cell(r['current_text'] or '—')} "
+                  f"| {_cell(r['reason'])} |" for r in attention]
+    else:
+        lines.append("Every claim holds.")
+    notes = [r for r in evaluations if r["note"] and r["kind"] == "from_price" and "cheaper" in r["note"]]
+    if notes:
+        lines += ["", "### Cheaper fitting configurations (the page's pick is kept as written)", ""]
+        lines += [f"- `{r['claim_id']}` ({r['pick']} from {r['current_text']}): {r['note']}" for r in notes]
+    written = []
+    for page in rules.pages.values():
+        page_rows = [r for r in evaluations if r["page"] == page.id]
+        lines += ["", f"## {page.page.title.ja}", "",
+                  f"{page.page.publisher} · original: `{page.page.original}` · prices cited: {page.page.prices_dated}", ""]
+        paste = [f"<!-- {page.id}: tables with the prices of {snapshot:%Y-%m-%d %H:%M} UTC "
+                 f"(generated by pricewatch report; {UNVERIFIED} = could not be checked, published value kept) -->", ""]
+        for table, text, changed in rendered_tables(rules, rows, page):
+            block = [f"### {table.title}", "", text.rstrip(), ""]
+            paste += block
+            lines += block
+            for r in changed:
+                lines.append(f"- `{r['claim_id']}` {r['status']}: {r['reason']}")
+            if changed:
+                lines.append("")
+        lines += ["### Every claim", "", "| claim | says | published | current | status | evidence |",
+                  "|---|---|---|---|---|---|"]
+        for r in page_rows:
+            status = r["status"] + (f": {r['reason']}" if r["reason"] else "") + (f" · {r['note']}" if r["note"] else "")
+            lines.append(f"| `{r['claim_id']}` | {_cell(r['says_ja'])} | {_cell(r['published_text'])} | "
+                         f"{_cell(r['current_text'] or '—')} | {_cell(status)} | {_evidence(rules, r)} |")
+        path = out_dir / f"{page.id}.tables.md"
+        path.write_text("\n".join(paste).rstrip() + "\n", encoding="utf-8")
+        written.append(path)
+    report = out_dir / "claims-report.md"
+    report.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    return [report] + written
