@@ -1,0 +1,114 @@
+"""Helpers for the alert tests: later captures built from the shipped ones, and a warehouse fed
+run by run with the nightly flow's own steps (crawl, judge, build, load, evaluate claims,
+derive alerts, deliver), without Prefect."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pricewatch import collect
+from pricewatch.alerts import deliver_alerts, derive_alerts, list_alerts
+from pricewatch.archive import write_exchanges
+from pricewatch.claims.evaluate import evaluate_claims
+from pricewatch.config import AlertConfig
+from tests.conftest import CAPTURES, source_exchanges
+from warehouse import db
+
+SHIPPED = CAPTURES / "2026-10-29"
+A100 = "a100xl_x1_prototyping"
+MASSED_B200 = "B200 SXM6 x8"
+VERDA_B200 = "8x B200 SXM6 180GB instant cluster"
+
+
+class Captures:
+    """Variants of the shipped 2026-10-29 captures (same structure, other values), written once
+    per test module so the session's crawl cache replays each only once."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.made: dict[tuple, Path] = {}
+
+    def _write(self, key: tuple, exchanges: list[dict]) -> Path:
+        if key not in self.made:
+            name = re.sub(r"[^\w.-]+", "_", "-".join(map(str, key))) + ".warc.gz"
+            self.made[key] = write_exchanges(self.root / name, exchanges)
+        return self.made[key]
+
+    def thunder(self, a100: float | None = 1.09, specs_entry: bool = True) -> Path:
+        """Thunder Compute's API with another price for the cited A100 80GB (None: the key is
+        gone from both responses); specs_entry=False drops it from /v1/specs only, which the
+        spider must refuse (pricing and specs disagree)."""
+        if a100 == 1.09 and specs_entry:
+            return SHIPPED / "thunder_compute.warc.gz"
+        ex = source_exchanges("2026-10-29", "thunder_compute")
+        pricing, specs = json.loads(ex[0]["body"]), json.loads(ex[1]["body"])
+        if a100 is None:
+            del pricing["pricing"][A100]
+        else:
+            pricing["pricing"][A100] = a100
+        if a100 is None or not specs_entry:
+            del specs["specs"][A100]
+        ex[0]["body"], ex[1]["body"] = json.dumps(pricing).encode(), json.dumps(specs).encode()
+        return self._write(("thunder", a100, specs_entry), ex)
+
+    def verda(self, b200x8: str = "48.88") -> Path:
+        """Verda's pricing page with another 8x B200 instant-cluster price (JSON-LD and table)."""
+        if b200x8 == "48.88":
+            return SHIPPED / "verda.warc.gz"
+        ex = source_exchanges("2026-10-29", "verda")
+        body = ex[0]["body"]
+        assert body.count(b'"price":48.88') == 1 and body.count(b"$48.88") == 1
+        ex[0]["body"] = body.replace(b'"price":48.88', f'"price":{float(b200x8)}'.encode()).replace(
+            b"$48.88", f"${b200x8}".encode())
+        return self._write(("verda", b200x8), ex)
+
+    @staticmethod
+    def massed() -> Path:
+        return SHIPPED / "massed_compute.warc.gz"
+
+
+class Warehouse:
+    """A real DuckDB file, fed one snapshot at a time."""
+
+    def __init__(self, path: Path, crawl, config: AlertConfig = AlertConfig()):
+        self.path, self.crawl, self.config = str(path), crawl, config
+        self.last: dict = {}
+
+    def run(self, as_of: str, **warcs: Path) -> str:
+        outcomes = [collect.judge_crawl(self.crawl(p, w)) for p, w in sorted(warcs.items())]
+        at = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+        run, provider_runs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), at, None)
+        con = db.connect(self.path)
+        try:
+            loaded = db.load_run(con, run, provider_runs, offers, facts)
+            evaluate_claims(con, run["run_id"])
+            derived = derive_alerts(con, run["run_id"], self.config)
+            delivered = deliver_alerts(con, self.config)
+        finally:
+            con.close()
+        self.last = {"run_id": run["run_id"], "loaded": loaded, "derived": derived, "delivered": delivered}
+        return run["run_id"]
+
+    def alerts(self, kind: str | None = None, run_id: str | None = None, subject: str | None = None) -> list[dict]:
+        con = db.connect(self.path, read_only=True)
+        try:
+            rows = list_alerts(con)
+        finally:
+            con.close()
+        return [a for a in rows if (kind is None or a["kind"] == kind) and (run_id is None or a["run_id"] == run_id)
+                and (subject is None or a["subject"] == subject)]
+
+    def claim(self, run_id: str, claim_id: str) -> dict:
+        return self.query("SELECT * FROM claim_evaluations WHERE run_id = ? AND claim_id = ?", [run_id, claim_id])[0]
+
+    def query(self, sql: str, params=()) -> list[dict]:
+        con = db.connect(self.path, read_only=True)
+        try:
+            cur = con.execute(sql, list(params))
+            cols = [c[0] for c in cur.description]
+            return [dict(zip(cols, r)) for r in cur.fetchall()]
+        finally:
+            con.close()
