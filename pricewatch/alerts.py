@@ -499,8 +499,8 @@ def list_alerts(con: duckdb.DuckDBPyConnection, pending_only: bool = False, limi
     if not _has(con, "alerts"):
         return []
     where = "WHERE state = 'pending'" if pending_only else ""
-    rows = _rows(con, f"""SELECT alert_id, created_at, run_id, kind, state, subject, title, body, details,
-                                 attempts, last_error, delivered_at
+    rows = _rows(con, f"""SELECT alert_id, created_at, run_id, kind, state, notify_type, subject, title, body,
+                                 details, attempts, last_error, delivered_at
                           FROM alerts {where} ORDER BY created_at DESC, alert_id
                           {'LIMIT ' + str(int(limit)) if limit else ''}""")
     for r in rows:
