@@ -71,6 +71,34 @@ def evaluate_claims(db_path: str, run_id: str) -> dict:
         con.close()
 
 
+@task(name="derive-alerts", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
+def derive_alerts(db_path: str, run_id: str) -> dict:
+    """Alerts this run raises (pricewatch/alerts.py); deriving a run again adds nothing."""
+    from pricewatch.alerts import derive_alerts as derive
+    from pricewatch.config import load_config
+    con = db.connect(db_path)
+    try:
+        return derive(con, run_id, load_config())
+    finally:
+        con.close()
+
+
+@task(name="deliver-alerts")
+def deliver_alerts(db_path: str) -> dict:
+    """Sends every pending alert, this run's and any an earlier delivery could not send. A
+    failed delivery does not fail the run: the alert stays pending for the next one."""
+    from pricewatch.alerts import deliver_alerts as deliver
+    from pricewatch.config import load_config
+    con = db.connect(db_path)
+    try:
+        result = deliver(con, load_config())
+    finally:
+        con.close()
+    if result["error"]:
+        get_run_logger().warning("alerts: %d pending after delivery: %s", result["pending"], result["error"])
+    return result
+
+
 @flow(name="collect-prices", log_prints=True)
 def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
             archive_dir: str = "data/archive", providers: list[str] | None = None) -> dict:
@@ -117,6 +145,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                                                           Path(replay) if replay else None, _flow_run_id())
     loaded = load_run(db_path, run, provider_runs, offers, facts)
     claims = evaluate_claims(db_path, run["run_id"])
+    alerts = {**derive_alerts(db_path, run["run_id"]), **deliver_alerts(db_path)}
     summary = {
         "run_id": run["run_id"], "status": run["status"], "loaded": loaded,
         "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
@@ -125,6 +154,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                                    "duration_s": o.duration_s}
                       for o in outcomes},
         "claims": claims,
+        "alerts": alerts,
     }
     logger.info("run %s: %s%s", run["run_id"], run["summary"],
                 "" if loaded else " (already in the warehouse: nothing changed)")
