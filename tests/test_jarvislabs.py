@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from parsel import Selector
+from pytest_httpserver import HTTPServer
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect
@@ -169,16 +170,27 @@ def test_a_page_that_first_answers_503_is_retried_in_the_browser(crawl, make_war
         sha256(body_of(PAGE)).hexdigest()}
 
 
-def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_path, httpserver):
+@pytest.fixture
+def standin():
+    """A server of our own: the test stops it, and pytest-httpserver's `httpserver` is one
+    server shared by the whole session."""
+    server = HTTPServer(host="127.0.0.1")
+    server.start()
+    yield server
+    if server.is_running():
+        server.stop()
+
+
+def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_path, standin):
     """A live crawl from a local stand-in server: the page, stylesheet, script and JSON are
     archived as received (not the rendered DOM), and replaying that archive gives the same offers."""
-    html = body_of(PAGE).replace(b"https://backendn.jarvislabs.net", httpserver.url_for("").rstrip("/").encode())
-    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
-    httpserver.expect_request("/pricing").respond_with_data(html, content_type="text/html; charset=utf-8")
+    html = body_of(PAGE).replace(b"https://backendn.jarvislabs.net", standin.url_for("").rstrip("/").encode())
+    standin.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
+    standin.expect_request("/pricing").respond_with_data(html, content_type="text/html; charset=utf-8")
     for ex in exchanges()[1:]:
         path = ex["url"].split("/", 3)[3]
-        httpserver.expect_request(f"/{path}").respond_with_data(ex["body"], content_type=ex["headers"]["Content-Type"])
-    url = httpserver.url_for("/pricing")
+        standin.expect_request(f"/{path}").respond_with_data(ex["body"], content_type=ex["headers"]["Content-Type"])
+    url = standin.url_for("/pricing")
     archive, items_path = tmp_path / "archive", tmp_path / "live.jsonl"
     # The stand-in server is not the provider's domain.
     middlewares = {"spiders.middlewares.WarcArchiveMiddleware": 950,
@@ -202,13 +214,13 @@ def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_
                             "misc/server_meta"])
     # The page as served (empty skeletons), not the DOM after the script ran.
     assert responses[url] == html
-    assert responses[httpserver.url_for("/misc/server_meta")] == body_of(DATA)
+    assert responses[standin.url_for("/misc/server_meta")] == body_of(DATA)
     # Even the script's own request carried our honest User-Agent.
     data_request_ua = next(ua for t, u, ua, _ in records if t == "request" and u.endswith("/misc/server_meta"))
     assert data_request_ua.startswith("pricewatch/")
-    assert {i["capture"]["source_url"] for i in live if i["billing"] == "spot"} == {httpserver.url_for("/misc/server_meta")}
+    assert {i["capture"]["source_url"] for i in live if i["billing"] == "spot"} == {standin.url_for("/misc/server_meta")}
 
-    httpserver.stop()  # the replay must not need the network
+    standin.stop()  # the replay must not need the network
     replayed = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "jarvislabs", "-a", f"pricing_url={url}",
          "-O", f"{tmp_path / 'replay.jsonl'}:jsonlines", "-s", f"PRICEWATCH_REPLAY={warcs[0]}",
