@@ -18,5 +18,6 @@ class ReplayAddon:
                 handlers[scheme] = "spiders.replay.WarcReplayDownloadHandler"
         settings.set("DOWNLOAD_HANDLERS", handlers, priority="addon")
         # Nothing to be polite to when the network is an archive.
-        settings.set("AUTOTHROTTLE_ENABLED", False, priority="addon")
-        settings.set("DOWNLOAD_DELAY", 0, priority="addon")
+        # "spider" priority: the project's own AutoThrottle setting would win over "addon".
+        settings.set("AUTOTHROTTLE_ENABLED", False, priority="spider")
+        settings.set("DOWNLOAD_DELAY", 0, priority="spider")

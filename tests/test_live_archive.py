@@ -9,10 +9,22 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 
+import pytest
+from pytest_httpserver import HTTPServer
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect
 from tests.conftest import ROOT, source_exchanges
+
+
+@pytest.fixture
+def httpserver():
+    """Our own server (not the session-wide one): this test stops it to prove replay is offline."""
+    server = HTTPServer(host="127.0.0.1", port=0)
+    server.start()
+    yield server
+    if server.is_running():
+        server.stop()
 
 
 def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_path, httpserver):
