@@ -14,6 +14,7 @@ from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
 from flows.nightly import nightly
+from flows.outcome import summary_of
 from pricewatch import collect
 
 
@@ -31,9 +32,10 @@ def backfill(archives: str = "data/archive", db_path: str | None = None,
     results = []
     for batch in batches:
         state = nightly(db_path=db_path, replay=str(batch), providers=providers, return_state=True)
-        summary = state.result(raise_on_failure=False)
-        if isinstance(summary, BaseException):  # the subflow raised before it had a summary
-            summary = {"status": "failed", "error": f"{type(summary).__name__}: {summary}"}
+        try:
+            summary = summary_of(state)
+        except Exception as exc:  # the subflow ended before it had a summary: go on with the next date
+            summary = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
         results.append({"snapshot": batch.name, "state": state.name, "message": state.message or "",
                         **{k: summary.get(k) for k in ("run_id", "status", "loaded", "error")}})
     bad = [r for r in results if r["state"] != "Completed" or r["status"] != "ok"]

@@ -13,6 +13,7 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.tasks import exponential_backoff
 
+from flows.outcome import report as finish_run
 from pricewatch import collect
 from warehouse import db
 
@@ -101,8 +102,10 @@ def deliver_alerts(db_path: str) -> dict:
 
 @flow(name="collect-prices", log_prints=True)
 def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
-            archive_dir: str = "data/archive", providers: list[str] | None = None) -> dict:
-    """Scrape (or replay) every provider, validate, load. Returns the run summary.
+            archive_dir: str = "data/archive", providers: list[str] | None = None):
+    """Scrape (or replay) every provider, validate, load. Ends Completed when at least one
+    provider succeeded (the state message names the others), Failed when none did; the run
+    summary is the result (see flows/outcome.py).
 
     replay: a WARC file or folder; only providers present in it run.
     as_of:  ISO-8601 observation time for a replayed run (default: the capture times).
@@ -158,7 +161,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     }
     logger.info("run %s: %s%s", run["run_id"], run["summary"],
                 "" if loaded else " (already in the warehouse: nothing changed)")
-    return summary
+    return finish_run(summary)
 
 
 def parse_as_of(as_of: str | None) -> datetime | None:

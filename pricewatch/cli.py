@@ -52,6 +52,7 @@ def run(
         err.print("[red]--as-of only applies to a replay (a live run is observed now)[/red]")
         raise typer.Exit(2)
     from flows.nightly import nightly, parse_as_of
+    from flows.outcome import summary_of
     try:
         parse_as_of(as_of)
     except ValueError as exc:
@@ -67,8 +68,10 @@ def run(
         raise typer.Exit(2)
     ok = True
     for batch in batches:
-        summary = nightly(db_path=_db(db), replay=str(batch) if batch else None, as_of=as_of,
-                          archive_dir=str(archive_dir), providers=provider or None)
+        # return_state: a run where every provider failed ends Failed but still has a summary.
+        state = nightly(db_path=_db(db), replay=str(batch) if batch else None, as_of=as_of,
+                        archive_dir=str(archive_dir), providers=provider or None, return_state=True)
+        summary = summary_of(state)
         _print_summary(summary)
         ok = ok and any(p["status"] == "ok" for p in summary["providers"].values())
     raise typer.Exit(0 if ok else 1)
@@ -144,34 +147,24 @@ def build_captures_cmd(
 
 
 @app.command()
-def alerts(
-    db: Optional[Path] = DbOption,
-    as_json: bool = typer.Option(False, "--json", help="JSON records, with each alert's body and details"),
-    pending: bool = typer.Option(False, "--pending", help="only alerts not delivered yet (retried on the next run)"),
-    limit: Optional[int] = typer.Option(None, "--limit", help="newest N alerts only"),
+def serve(
+    port: int = typer.Option(4200, "--port", help="port of the local Prefect server (UI and API)"),
+    host: str = typer.Option("127.0.0.1", "--host", help="address the server listens on"),
+    home: Path = typer.Option(Path(".prefect"), "--home", help="PREFECT_HOME: server database and logs (relative to the checkout)"),
+    api_url: Optional[str] = typer.Option(None, "--api-url", help="use this running Prefect server instead of starting one"),
 ):
-    """Alerts raised by the runs (newest first): state, kind, what changed, delivery attempts."""
-    from pricewatch.alerts import list_alerts
-    from warehouse.db import connect
+    """Start a local Prefect server, create the work pool, deploy prefect.yaml and start a worker.
+
+    The nightly deployment then runs at 02:00 UTC; runs, logs and artifacts are in the UI.
+    Ctrl-C (or SIGTERM) stops the worker and the server.
+    """
+    from pricewatch.service import serve as serve_stack
     try:
-        con = connect(_db(db), read_only=True)
-    except Exception as exc:  # missing file, or a writer holds the lock
-        err.print(f"[red]cannot open {_db(db)} read-only: {exc}[/red]")
+        code = serve_stack(host, port, home, api_url, echo=lambda m: typer.echo(m))
+    except (RuntimeError, TimeoutError, FileNotFoundError) as exc:
+        err.print(f"[red]{exc}[/red]")
         raise typer.Exit(1)
-    try:
-        rows = list_alerts(con, pending_only=pending, limit=limit)
-    finally:
-        con.close()
-    if as_json:
-        sys.stdout.write(json.dumps(rows, default=str, ensure_ascii=False, indent=1) + "\n")
-        return
-    table = Table(title=f"{len(rows)} {'pending ' if pending else ''}alert(s)")
-    for col in ("created", "state", "kind", "alert", "tries", "last error"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(f"{r['created_at']:%Y-%m-%d %H:%M}", r["state"], r["kind"], r["title"],
-                      str(r["attempts"]), r["last_error"] or "")
-    Console(width=max(140, Console().width)).print(table)
+    raise typer.Exit(code)
 
 
 # `pricewatch claims` and `pricewatch report` live with the claims engine (pricewatch/claims/cli.py).

@@ -1,0 +1,205 @@
+"""`pricewatch serve`: a local Prefect server, the work pool, the deployments of prefect.yaml and
+a process worker, as child processes that all stop on Ctrl-C or SIGTERM.
+
+It only runs the stock Prefect commands (listed in the README) in order, each in its own
+process group: Prefect's worker ignores SIGTERM when SIGINT was inherited as ignored (started
+from a script with `&`), so each child gets a session of its own and is stopped by signalling
+its whole group, TERM first, KILL after a grace period.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+POOL = "pricewatch-local"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def checkout_root() -> Path:
+    """The folder holding prefect.yaml: the current one, else the checkout this package runs from."""
+    for candidate in (Path.cwd(), Path(__file__).resolve().parent.parent):
+        if (candidate / "prefect.yaml").is_file() and (candidate / "flows").is_dir():
+            return candidate
+    raise FileNotFoundError("prefect.yaml not found: run from the pricewatch checkout")
+
+
+def enter_checkout(directory: str | None = None) -> dict[str, str]:
+    """Prefect pull step (prefect.yaml): run the flow from this machine's pricewatch checkout,
+    `directory`, else $PRICEWATCH_HOME, else the checkout the installed package lives in."""
+    root = Path(directory or os.environ.get("PRICEWATCH_HOME") or Path(__file__).resolve().parent.parent)
+    if not ((root / "prefect.yaml").is_file() and (root / "flows" / "nightly.py").is_file()):
+        raise FileNotFoundError(f"{root} is not a pricewatch checkout (no prefect.yaml / flows/nightly.py): "
+                                "set PRICEWATCH_HOME in the worker's environment to the checkout")
+    os.chdir(root)
+    return {"directory": str(root)}
+
+
+def prefect_env(api_url: str, home: Path, checkout: Path, base: dict | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env.update({
+        "PREFECT_API_URL": api_url,
+        "PREFECT_HOME": str(home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_CLI_PROMPT": "false",
+        # Where the pull step of prefect.yaml finds the flows (see enter_checkout).
+        "PRICEWATCH_HOME": str(checkout),
+    })
+    return env
+
+
+def prefect_cmd(*args: str) -> list[str]:
+    # The interpreter running us, not whatever `prefect` is first on PATH (a pyenv shim's pid
+    # is not the worker's).
+    return [sys.executable, "-m", "prefect", *args]
+
+
+def start_group(cmd: list[str], env: dict, log_path: Path, cwd: Path | None = None) -> subprocess.Popen:
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop_group(proc: subprocess.Popen, grace_s: float = 15) -> int | None:
+    """TERM the process group, wait, then KILL it. Returns the exit code."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            pass
+    try:  # also whatever the leader left behind in its group (a flow run subprocess)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    return proc.wait()
+
+
+def wait_healthy(api_url: str, proc: subprocess.Popen | None = None, timeout_s: float = 120) -> float:
+    """Polls /api/health until the server answers; returns the seconds it took."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout_s:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"Prefect server exited with code {proc.returncode} before it was healthy")
+        try:
+            with urllib.request.urlopen(f"{api_url}/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return time.monotonic() - started
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise TimeoutError(f"Prefect server at {api_url} not healthy after {timeout_s:.0f} s")
+
+
+def run_prefect(args: list[str], env: dict, cwd: Path, timeout_s: float = 180,
+                ok_if: str | None = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run(prefect_cmd(*args), env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout_s, start_new_session=True)
+    output = proc.stdout + proc.stderr
+    if proc.returncode != 0 and not (ok_if and ok_if in output):
+        raise RuntimeError(f"`prefect {' '.join(args)}` exited {proc.returncode}:\n{output[-3000:]}")
+    return proc
+
+
+def ensure_pool(env: dict, cwd: Path, pool: str = POOL) -> None:
+    # `deploy` refuses a work pool that does not exist yet; an existing one keeps its settings.
+    run_prefect(["work-pool", "create", pool, "--type", "process"], env, cwd, ok_if="already exists")
+
+
+def deploy(env: dict, cwd: Path) -> None:
+    run_prefect(["--no-prompt", "deploy", "--all"], env, cwd)
+
+
+@dataclass
+class Stack:
+    """The processes `pricewatch serve` started, stopped in reverse order."""
+
+    procs: list[tuple[str, subprocess.Popen]] = field(default_factory=list)
+
+    def add(self, name: str, proc: subprocess.Popen) -> subprocess.Popen:
+        self.procs.append((name, proc))
+        return proc
+
+    def exited(self) -> tuple[str, int] | None:
+        for name, proc in self.procs:
+            if proc.poll() is not None:
+                return name, proc.returncode
+        return None
+
+    def stop(self) -> None:
+        for _, proc in reversed(self.procs):
+            stop_group(proc)
+        self.procs.clear()
+
+
+class Shutdown(Exception):
+    pass
+
+
+def _raise_shutdown(signum, frame):
+    raise Shutdown(signal.Signals(signum).name)
+
+
+def serve(host: str, port: int, home: Path, api_url: str | None, pool: str = POOL,
+          echo=print) -> int:
+    """Runs until Ctrl-C / SIGTERM or until a child dies. Returns the exit code."""
+    checkout = checkout_root()
+    home = home if home.is_absolute() else checkout / home
+    home.mkdir(parents=True, exist_ok=True)
+    logs = home / "logs"
+    own_server = api_url is None
+    api_url = api_url or f"http://{host}:{port}/api"
+    env = prefect_env(api_url, home, checkout)
+    stack = Stack()
+    previous = {s: signal.signal(s, _raise_shutdown) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if own_server:
+            echo(f"starting Prefect server on {host}:{port} (PREFECT_HOME={home}; log {logs / 'server.log'})")
+            server = stack.add("server", start_group(prefect_cmd("server", "start", "--host", host, "--port", str(port)),
+                                                     env, logs / "server.log", checkout))
+            echo(f"server healthy after {wait_healthy(api_url, server):.1f} s")
+        else:
+            wait_healthy(api_url, timeout_s=30)
+        t = time.monotonic()
+        ensure_pool(env, checkout, pool)
+        deploy(env, checkout)
+        echo(f"work pool {pool!r} ready, prefect.yaml deployed ({time.monotonic() - t:.1f} s)")
+        worker = stack.add("worker", start_group(prefect_cmd("worker", "start", "--pool", pool),
+                                                 env, logs / "worker.log", checkout))
+        ui = api_url.removesuffix("/api")
+        echo(f"Prefect UI: {ui}  (runs: {ui}/runs, deployments: {ui}/deployments)")
+        echo(f"pids: {' '.join(f'{n}={p.pid}' for n, p in stack.procs)}")
+        echo("trigger a run now:  PREFECT_API_URL=%s prefect deployment run 'collect-prices/nightly'" % api_url)
+        echo("Ctrl-C stops the worker and the server.")
+        while True:
+            dead = stack.exited()
+            if dead:
+                echo(f"{dead[0]} exited with code {dead[1]} (see {logs / (dead[0] + '.log')}); stopping")
+                return 1
+            time.sleep(0.5)
+    except Shutdown as sig:
+        echo(f"{sig}: stopping worker{' and server' if own_server else ''}")
+        return 0
+    finally:
+        # A second Ctrl-C while stopping must not leave children behind.
+        for s in previous:
+            signal.signal(s, signal.SIG_IGN)
+        stack.stop()
+        for s, handler in previous.items():
+            signal.signal(s, handler)

@@ -1,0 +1,283 @@
+"""Scheduled operation on a REAL local Prefect server (SQLite, loopback, its own PREFECT_HOME):
+prefect.yaml deployed with `prefect deploy`, a process worker running the nightly deployment on
+the shipped captures, the registered schedule, the run's artifacts and final state, failure
+notices through the alert channels, the backfill flow, and `pricewatch serve`.
+
+Every process is started in its own session and stopped by process group (TERM, then KILL)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pricewatch import service
+from tests.conftest import CAPTURES, ROOT, source_exchanges
+from warehouse import db
+
+OCT29 = CAPTURES / "2026-10-29"
+POOL = "pricewatch-local"
+TIMINGS: dict[str, float] = {}
+
+
+@dataclass
+class Server:
+    api: str
+    env: dict
+    home: Path
+
+
+def api(server: Server, method: str, path: str, body: dict | None = None):
+    req = urllib.request.Request(server.api + path, method=method,
+                                 data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read() or b"null")
+
+
+def clean_env(env: dict) -> dict:
+    # A developer's own alert channels must not receive test runs.
+    return {k: v for k, v in env.items() if k not in ("PRICEWATCH_ALERT_URLS", "PRICEWATCH_CONFIG", "PRICEWATCH_DB")}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    home = tmp_path_factory.mktemp("prefect-home")
+    port = service.free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    env = clean_env(service.prefect_env(url, home, ROOT))
+    proc = service.start_group(service.prefect_cmd("server", "start", "--host", "127.0.0.1", "--port", str(port),
+                                                   "--no-ui"), env, home / "server.log")
+    try:
+        TIMINGS["server start (fresh SQLite)"] = service.wait_healthy(url, proc, timeout_s=120)
+        yield Server(url, env, home)
+    finally:
+        t = time.monotonic()
+        service.stop_group(proc)
+        TIMINGS["server stop"] = time.monotonic() - t
+        print("\nPrefect timings (s): " + ", ".join(f"{k} {v:.1f}" for k, v in TIMINGS.items()))
+
+
+def timed(name: str, fn, *args, **kw):
+    t = time.monotonic()
+    out = fn(*args, **kw)
+    TIMINGS[name] = time.monotonic() - t
+    return out
+
+
+def cited_prices(db_path: Path) -> dict[str, float]:
+    """The two prices the published pages cite: Massed Compute 8x B200, Thunder Compute A100 80GB x1."""
+    con = db.connect(db_path, read_only=True)
+    try:
+        return dict(con.execute("""
+            SELECT provider, price_per_hour::DOUBLE FROM offers
+            WHERE (provider = 'massed_compute' AND gpu_model = 'B200' AND gpu_count = 8)
+               OR (provider = 'thunder_compute' AND offer_key = 'a100xl_x1_prototyping')""").fetchall())
+    finally:
+        con.close()
+
+
+def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(server, tmp_path):
+    env = server.env
+    timed("work-pool create", service.ensure_pool, env, ROOT)
+    timed("deploy --all", service.deploy, env, ROOT)
+
+    deployment = api(server, "GET", "/deployments/name/collect-prices/nightly")
+    [schedule] = deployment["schedules"]
+    assert (schedule["schedule"]["cron"], schedule["schedule"]["timezone"], schedule["active"]) == ("0 2 * * *", "UTC", True)
+    assert deployment["work_pool_name"] == POOL
+    # No checkout path is stored: the worker finds its own checkout when a run starts.
+    assert deployment["pull_steps"] == [{"pricewatch.service.enter_checkout": {}}]
+    backfill = api(server, "GET", "/deployments/name/backfill-prices/backfill")
+    assert backfill["schedules"] == [] and backfill["parameters"]["archives"] == "data/archive"
+
+    db_path = tmp_path / "warehouse.duckdb"
+    params = {"replay": str(OCT29), "db_path": str(db_path), "providers": ["massed_compute", "thunder_compute"]}
+    out = service.run_prefect(["deployment", "run", "collect-prices/nightly", "--params", json.dumps(params)],
+                              env, ROOT).stdout
+    flow_run_id = re.search(r"UUID: ([0-9a-f-]{36})", out).group(1)
+
+    # Started from another folder, with no PRICEWATCH_HOME: the pull step finds the checkout.
+    worker_env = {k: v for k, v in env.items() if k != "PRICEWATCH_HOME"}
+    worker = service.start_group(service.prefect_cmd("worker", "start", "--pool", POOL, "--run-once"),
+                                 worker_env, tmp_path / "worker.log", cwd=tmp_path)
+    t = time.monotonic()
+    try:
+        worker.wait(timeout=150)
+    finally:
+        service.stop_group(worker)
+    TIMINGS["worker --run-once (pick up + run)"] = time.monotonic() - t
+
+    run = api(server, "GET", f"/flow_runs/{flow_run_id}")
+    log = (tmp_path / "worker.log").read_text()[-3000:]
+    assert run["state"]["type"] == "COMPLETED", f"{run['state']}\n{log}"
+    assert run["state"]["message"] == "2/2 providers ok"
+    # Cited on the published pages 2026-10-29 (../shared/published/CLAIMS.md) and in the captures.
+    assert cited_prices(db_path) == {"massed_compute": 43.46, "thunder_compute": 1.09}
+
+    artifacts = api(server, "POST", "/artifacts/filter",
+                    {"artifacts": {"flow_run_id": {"any_": [flow_run_id]}}})
+    [table] = [a for a in artifacts if a["key"] == "pricewatch-providers"]
+    rows = {r["provider"]: r for r in json.loads(table["data"])}
+    thunder_keys = set(json.loads(source_exchanges("2026-10-29", "thunder_compute")[1]["body"])["specs"])
+    # massed_compute's pricing table lists 8 configurations (captures/src/2026-10-29/massed_compute).
+    assert {p: (r["status"], r["offers"]) for p, r in rows.items()} == {
+        "massed_compute": ("ok", 8), "thunder_compute": ("ok", len(thunder_keys))}
+    assert all(r["duration_s"] > 0 for r in rows.values())
+
+
+# --- failure behaviour: the flow run in this process, against the same server -------------
+
+@pytest.fixture
+def on_server(server, monkeypatch):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    for k in ("PRICEWATCH_ALERT_URLS", "PRICEWATCH_CONFIG", "PRICEWATCH_DB"):
+        monkeypatch.delenv(k, raising=False)
+    with temporary_settings({PREFECT_API_URL: server.api}):
+        yield server
+        # Send this process's queued logs and events while the server is up: at interpreter
+        # exit Prefect would otherwise retry them against a stopped server for minutes.
+        from prefect.events.worker import EventsWorker
+        from prefect.logging.handlers import APILogWorker
+        APILogWorker.drain_all(timeout=15)
+        EventsWorker.drain_all(timeout=15)
+
+
+def thunder_with_renamed_pricing_field() -> list[dict]:
+    # The API renames its top-level field: the spider must report a layout error, not guess.
+    ex = source_exchanges("2026-10-29", "thunder_compute")
+    ex[0]["body"] = ex[0]["body"].replace(b'"pricing"', b'"prices"')
+    return ex
+
+
+def notice_receiver(httpserver, monkeypatch) -> list[dict]:
+    received: list[dict] = []
+
+    def handler(request):
+        from werkzeug import Response
+        received.append(json.loads(request.data))
+        return Response("ok")
+
+    httpserver.expect_request("/hook", method="POST").respond_with_handler(handler)
+    monkeypatch.setenv("PRICEWATCH_ALERT_URLS", f"json://127.0.0.1:{httpserver.port}/hook")
+    return received
+
+
+def test_a_failed_provider_completes_the_run_names_it_and_sends_a_notice(on_server, make_warc, tmp_path,
+                                                                       httpserver, monkeypatch):
+    from flows.nightly import nightly
+    from flows.outcome import summary_of
+    received = notice_receiver(httpserver, monkeypatch)
+    warc = make_warc(source_exchanges("2026-10-29", "massed_compute") + thunder_with_renamed_pricing_field())
+    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
+
+    assert state.is_completed()
+    assert state.message.startswith("1/2 providers ok; not ok: thunder_compute: ")
+    assert "'pricing'" in state.message  # why: the field the spider expected
+    summary = summary_of(state)
+    assert summary["providers"]["massed_compute"]["status"] == "ok"
+    assert summary["providers"]["thunder_compute"]["status"] == "failed"
+    [notice] = received
+    assert notice["type"] == "warning" and "needs a look" in notice["title"]
+    assert "thunder_compute" in notice["message"] and "'pricing'" in notice["message"]
+    # The warehouse kept massed_compute's offers of this run.
+    assert cited_prices(tmp_path / "w.duckdb") == {"massed_compute": 43.46}
+
+
+def test_a_run_where_no_provider_succeeded_ends_failed_and_says_why(on_server, make_warc, tmp_path,
+                                                                    httpserver, monkeypatch):
+    from flows.nightly import nightly
+    from flows.outcome import RunFailed, summary_of
+    received = notice_receiver(httpserver, monkeypatch)
+    warc = make_warc(thunder_with_renamed_pricing_field())
+    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
+
+    assert state.is_failed()
+    assert state.message.startswith("0/1 providers ok; not ok: thunder_compute: ")
+    assert summary_of(state)["status"] == "failed"
+    with pytest.raises(RunFailed, match="thunder_compute"):
+        state.result()
+    [notice] = received
+    assert notice["type"] == "failure" and "FAILED" in notice["title"]
+    run = api(on_server, "GET", f"/flow_runs/{state.state_details.flow_run_id}")
+    assert run["state"]["type"] == "FAILED" and "thunder_compute" in run["state"]["message"]
+
+
+def test_backfill_replays_dated_archives_oldest_first_as_nightly_subflows(on_server, make_warc, tmp_path):
+    from flows.backfill import backfill
+    archives = tmp_path / "archive"
+    # Two nights: the recorded 2026-10-29 capture, and a later night where Massed Compute's
+    # 8x B200 went from $43.46 to $41.00.
+    (archives / "2026-10-29").mkdir(parents=True)
+    (archives / "2026-10-29" / "massed_compute.warc.gz").symlink_to(OCT29 / "massed_compute.warc.gz")
+    later = []
+    for e in source_exchanges("2026-10-29", "massed_compute"):
+        later.append({**e, "captured_at": "2026-11-05T02:00:02Z", "body": e["body"].replace(b"$$43.46", b"$$41.00")})
+    warc = make_warc(later)
+    (archives / "2026-11-05").mkdir()
+    (archives / "2026-11-05" / "massed_compute.warc.gz").symlink_to(warc)
+    db_path = tmp_path / "w.duckdb"
+
+    state = backfill(archives=str(archives), db_path=str(db_path), return_state=True)
+    assert state.is_completed(), state.message
+    results = state.result()
+    assert [(r["snapshot"], r["state"], r["status"]) for r in results] == [
+        ("2026-10-29", "Completed", "ok"), ("2026-11-05", "Completed", "ok")]
+    con = db.connect(db_path, read_only=True)
+    history = con.execute("""SELECT r.snapshot_date::VARCHAR, o.price_per_hour::DOUBLE FROM offers o JOIN runs r USING (run_id)
+                             WHERE o.provider = 'massed_compute' AND o.gpu_model = 'B200' AND o.gpu_count = 8
+                             ORDER BY r.snapshot_date""").fetchall()
+    con.close()
+    assert history == [("2026-10-29", 43.46), ("2026-11-05", 41.00)]
+    # Rerunning a backfill changes nothing (replays have deterministic run ids).
+    again = backfill(archives=str(archives), db_path=str(db_path), return_state=True)
+    assert [r["loaded"] for r in again.result()] == [False, False]
+
+
+# --- pricewatch serve ---------------------------------------------------------------------
+
+def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigterm(tmp_path):
+    port = service.free_port()
+    env = clean_env({**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+    out_path = tmp_path / "serve.out"
+    t = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli", "serve", "--port", str(port),
+                             "--home", str(tmp_path / "prefect")], cwd=ROOT, env=env,
+                            stdout=open(out_path, "wb"), stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        while "Ctrl-C stops" not in out_path.read_text():
+            assert proc.poll() is None, out_path.read_text()
+            assert time.monotonic() - t < 150, out_path.read_text()
+            time.sleep(0.5)
+        TIMINGS["pricewatch serve ready"] = time.monotonic() - t
+        out = out_path.read_text()
+        assert f"Prefect UI: http://127.0.0.1:{port}" in out
+        pids = {k: int(v) for k, v in re.findall(r"(server|worker)=(\d+)", out)}
+        srv = Server(f"http://127.0.0.1:{port}/api", {}, tmp_path)
+        names = {d["name"] for d in api(srv, "POST", "/deployments/filter", {})}
+        assert names == {"nightly", "backfill"}
+        workers = api(srv, "POST", f"/work_pools/{POOL}/workers/filter", {})
+        deadline = time.monotonic() + 30
+        while not workers and time.monotonic() < deadline:  # the worker's first heartbeat
+            time.sleep(1)
+            workers = api(srv, "POST", f"/work_pools/{POOL}/workers/filter", {})
+        assert workers and workers[0]["status"] == "ONLINE"
+
+        t = time.monotonic()
+        os.kill(proc.pid, signal.SIGTERM)  # serve itself, not its group: it must stop its children
+        assert proc.wait(timeout=45) == 0
+        TIMINGS["pricewatch serve stop"] = time.monotonic() - t
+        for name, pid in pids.items():
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+    finally:
+        service.stop_group(proc)
