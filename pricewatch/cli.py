@@ -147,6 +147,37 @@ def build_captures_cmd(
 
 
 @app.command()
+def alerts(
+    db: Optional[Path] = DbOption,
+    as_json: bool = typer.Option(False, "--json", help="JSON records, with each alert's body and details"),
+    pending: bool = typer.Option(False, "--pending", help="only alerts not delivered yet (retried on the next run)"),
+    limit: Optional[int] = typer.Option(None, "--limit", help="newest N alerts only"),
+):
+    """Alerts raised by the runs (newest first): state, kind, what changed, delivery attempts."""
+    from pricewatch.alerts import list_alerts
+    from warehouse.db import connect
+    try:
+        con = connect(_db(db), read_only=True)
+    except Exception as exc:  # missing file, or a writer holds the lock
+        err.print(f"[red]cannot open {_db(db)} read-only: {exc}[/red]")
+        raise typer.Exit(1)
+    try:
+        rows = list_alerts(con, pending_only=pending, limit=limit)
+    finally:
+        con.close()
+    if as_json:
+        sys.stdout.write(json.dumps(rows, default=str, ensure_ascii=False, indent=1) + "\n")
+        return
+    table = Table(title=f"{len(rows)} {'pending ' if pending else ''}alert(s)")
+    for col in ("created", "state", "kind", "alert", "tries", "last error"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(f"{r['created_at']:%Y-%m-%d %H:%M}", r["state"], r["kind"], r["title"],
+                      str(r["attempts"]), r["last_error"] or "")
+    Console(width=max(140, Console().width)).print(table)
+
+
+@app.command()
 def serve(
     port: int = typer.Option(4200, "--port", help="port of the local Prefect server (UI and API)"),
     host: str = typer.Option("127.0.0.1", "--host", help="address the server listens on"),
