@@ -6,8 +6,8 @@
 
 URLs default to the configuration (``PRICEWATCH_ALERT_URLS`` or pricewatch.toml). An apprise
 URL embeds its secret (webhook token, SMTP password), so nothing here logs, returns or stores
-a URL as given: targets are named by a hash and a redacted label, and apprise's own log lines
-are scrubbed while a notice is sent.
+a URL as given: targets are named by a hash and a redacted label, and the log lines of apprise
+and of the HTTP client are scrubbed while a notice is sent.
 """
 
 from __future__ import annotations
@@ -100,14 +100,21 @@ class _ScrubFilter(logging.Filter):
         return True
 
 
+# urllib3 logs each request's path at DEBUG, and webhook tokens often live in the path.
+SCRUBBED_LOGGERS = ("apprise", "urllib3.connectionpool", "requests")
+
+
 @contextmanager
-def _scrubbed_apprise_logs(urls: list[str]):
-    logger, flt = logging.getLogger("apprise"), _ScrubFilter(urls)
-    logger.addFilter(flt)
+def _scrubbed_logs(urls: list[str]):
+    flt = _ScrubFilter(urls)
+    loggers = [logging.getLogger(name) for name in SCRUBBED_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(flt)
     try:
         yield
     finally:
-        logger.removeFilter(flt)
+        for logger in loggers:
+            logger.removeFilter(flt)
 
 
 def send(title: str, body: str, notify_type: str = "info", urls: Iterable[str] | None = None,
@@ -121,7 +128,7 @@ def send(title: str, body: str, notify_type: str = "info", urls: Iterable[str] |
         urls = load_config().alerts.urls
     urls = list(urls)
     out = []
-    with _scrubbed_apprise_logs(urls):
+    with _scrubbed_logs(urls):
         for url in urls:
             out.append(_send_one(url, title, body, notify_type, timeout_s))
     for d in out:
