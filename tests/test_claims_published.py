@@ -1,0 +1,339 @@
+"""The published numbers are reproduced: replaying captures/ (every dated folder, every provider
+in it, oldest first) into a real DuckDB and evaluating the claims gives every number of both
+published pages, and status `holds` for all of them.
+
+Expected values are read from the pages themselves (../shared/published), never from rules/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from pricewatch import collect
+from pricewatch.claims.evaluate import evaluate_claims
+from pricewatch.claims.report import published_lookup, render
+from pricewatch.claims.rules import load_rules
+from tests.conftest import CAPTURES, ROOT
+from warehouse import db
+
+PUBLISHED = ROOT.parent / "shared" / "published"
+PAGE1 = (PUBLISHED / "gpuwithcrypto-llama-70b-finetuning.ja.txt").read_text(encoding="utf-8")
+PAGE2 = (PUBLISHED / "arrakis-gpu-memory.ja.md").read_text(encoding="utf-8")
+CLAIMS_MD = (PUBLISHED / "CLAIMS.md").read_text(encoding="utf-8")
+
+
+def num(text: str) -> Decimal:
+    return Decimal(text.replace(",", "").replace("$", ""))
+
+
+@pytest.fixture(scope="session")
+def replayed(tmp_path_factory):
+    """`pricewatch run --replay captures` minus Prefect: one run per dated folder, oldest first,
+    each evaluated right after loading (as the nightly flow does)."""
+    base = tmp_path_factory.mktemp("claims-replay")
+    path = base / "pricewatch.duckdb"
+    con = db.connect(path)
+    runs = {}
+    try:
+        for batch in collect.replay_batches(CAPTURES):
+            providers = collect.providers_in_archive(batch)
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                results = list(pool.map(lambda p: collect.run_crawl(p, base / batch.name, replay=batch), providers))
+            outcomes = [collect.judge_crawl(r) for r in results]
+            run, prs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None, batch)
+            db.load_run(con, run, prs, offers, facts)
+            evaluate_claims(con, run["run_id"])
+            runs[batch.name] = {"run_id": run["run_id"], "outcomes": {o.provider: o for o in outcomes}}
+    finally:
+        con.close()
+    return {"db": path, "runs": runs}
+
+
+def _rows(replayed, date: str) -> dict[str, dict]:
+    con = db.connect(replayed["db"], read_only=True)
+    try:
+        cur = con.execute("SELECT * FROM claim_evaluations WHERE run_id = ?", [replayed["runs"][date]["run_id"]])
+        cols = [d[0] for d in cur.description]
+        rows = {}
+        for values in cur.fetchall():
+            row = dict(zip(cols, values))
+            row["inputs"] = [dict(zip(("input_name", "role", "provider", "offer_key", "price_per_hour", "used",
+                                       "source_url", "input_status"), i)) for i in con.execute(
+                "SELECT input_name, role, provider, offer_key, price_per_hour, used, source_url, input_status "
+                "FROM claim_inputs WHERE run_id = ? AND claim_id = ?", [row["run_id"], row["claim_id"]]).fetchall()]
+            rows[row["claim_id"]] = row
+        return rows
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="session")
+def final(replayed):
+    """Every claim as of the last replayed run (2026-10-31 17:40 UTC: Arrakis's capture)."""
+    return _rows(replayed, "2026-10-31")
+
+
+def current(rows, claim_id) -> Decimal:
+    row = rows[claim_id]
+    assert row["status"] == "holds", (claim_id, row["reason"])
+    return Decimal(row["current_value"]).normalize()
+
+
+def pipe_table(text: str, header_start: str) -> list[list[str]]:
+    lines = text.splitlines()
+    i = next(n for n, l in enumerate(lines) if l.startswith(header_start))
+    out = []
+    for line in lines[i:]:
+        if not line.startswith("|"):
+            break
+        out.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return [out[0]] + out[2:]  # header, rows (no separator)
+
+
+def config(label: str) -> tuple[str, int]:
+    """'A100 80GBを4台' -> ('a100-80gb', 4); '8× H200' -> ('h200', 8)."""
+    m = re.fullmatch(r"(.+)を(\d+)台", label) or re.fullmatch(r"(\d+)× (.+)", label)
+    gpu, n = (m.group(1), m.group(2)) if "台" in label else (m.group(2), m.group(1))
+    return gpu.lower().replace(" ", "-"), int(n)
+
+
+# ---------------------------------------------------------------- every claim, all statuses
+def test_every_claim_id_of_claims_md_is_evaluated_and_holds(final):
+    ids = re.findall(r"^\| ([ag]-[a-z0-9-]+) \|", CLAIMS_MD, re.M)
+    assert len(ids) == 19 and "g-fit-table" in ids and "a-listing-count" in ids
+    groups = {r["claim_group"] for r in final.values()}
+    assert set(ids) <= groups, set(ids) - groups
+    not_holding = {cid: (r["status"], r["reason"]) for cid, r in final.items() if r["status"] != "holds"}
+    assert not_holding == {}
+    assert len(final) == len(load_rules().claims) >= 200
+
+
+def test_before_the_arrakis_capture_page_2_prices_are_unverifiable_and_page_1_holds(replayed):
+    first = _rows(replayed, "2026-10-29")
+    page1 = {cid: r for cid, r in first.items() if r["page"] == "gpuwithcrypto-llama-70b-finetuning"}
+    assert {r["status"] for r in page1.values()} == {"holds"}
+    row = first["a-inference-table.8b.16bit.from"]
+    assert row["status"] == "unverifiable" and "no successful arrakis run" in row["reason"]
+    # Memory arithmetic does not need prices: it holds on day one.
+    assert first["a-inference-table.8b.16bit.gb"]["status"] == "holds"
+
+
+# ---------------------------------------------------------------- page 1
+def test_page1_fit_table_every_cell(final):
+    header, *rows = pipe_table(PAGE1, "| 構成 | 合計VRAM |")
+    columns = ["qlora", "lora", "full-8bit", "full-adamw"]
+    assert len(rows) == 10
+    for label, total, *marks, price in rows:
+        gpu, n = config(label)
+        key = f"g-fit-table.{gpu}-x{n}"
+        assert current(final, f"{key}.total-vram") == num(total.removesuffix(" GB")), label
+        for col, mark in zip(columns, marks):
+            assert current(final, f"{key}.{col}") == (1 if mark == "✓" else 0), (label, col)
+        assert current(final, f"g-cfg-prices.{gpu}-x{n}") == num(price.removesuffix("/時間")), label
+    # The page's own explanation: 8× H200 (1,128 GB) is ✗ for AdamW because of the 1,260 GB column.
+    assert final["g-fit-table.h200-x8.full-adamw"]["current_text"] == "✗"
+
+
+def test_page1_config_prices_match_claims_md(final):
+    line = CLAIMS_MD[CLAIMS_MD.index("| g-cfg-prices |"):].splitlines()[0]
+    prices = re.findall(r"(L40S|A100|H100|H200|B200)×(\d) \$([\d.]+)", line)
+    assert len(prices) == 10
+    for gpu, n, price in prices:
+        gpu = "a100-80gb" if gpu == "A100" else gpu.lower()
+        assert current(final, f"g-cfg-prices.{gpu}-x{n}") == num(price)
+
+
+def test_page1_run_costs(final):
+    header, *rows = pipe_table(PAGE1, "| 方法 | 構成 |")
+    method = {"QLoRA": "qlora", "LoRA": "lora", "フル、8-bit Adam": "full-8bit", "フル、AdamW": "full-adamw"}
+    assert len(rows) == 6
+    for m, label, hours, gpu_hours, cost in rows:
+        gpu, n = config(label)
+        key = f"g-run-costs.{method[m]}-{gpu}-x{n}"
+        assert current(final, key) == num(cost), label
+        assert current(final, f"{key}.gpu-hours") == num(gpu_hours) == n * int(hours)
+
+
+def test_page1_memory_numbers(final):
+    assert current(final, "g-mem-qlora") == num(re.search(r"70 × 0.75 = ([\d.]+) GB", PAGE1).group(1)) == Decimal("52.5")
+    assert current(final, "g-mem-qlora.per-b-params").quantize(Decimal("0.01")) == num(
+        re.search(r"48 ÷ 65 = 10億パラメータあたり([\d.]+) GB", PAGE1).group(1))
+    assert current(final, "g-mem-lora.floor") == num(re.search(r"70 × 2バイト = ([\d,]+) GB", PAGE1).group(1))
+    assert current(final, "g-mem-lora") == num(re.search(r"140 × 1.2 = ([\d,]+) GB", PAGE1).group(1))
+    assert current(final, "g-mem-full-adamw.eleutherai") == num(re.search(r"70 × 16 = ([\d,]+) GB", PAGE1).group(1))
+    assert current(final, "g-mem-full-adamw.huggingface") == num(re.search(r"18バイトと数えます：([\d,]+) GB", PAGE1).group(1))
+    assert current(final, "g-mem-full-8bit") == num(re.search(r"70 × 12 = ([\d,]+) GB", PAGE1).group(1))
+    assert current(final, "g-mem-4bit-weights") == num(re.search(r"70Bの重みだけで([\d,]+) GB", PAGE1).group(1))
+    assert current(final, "g-mem-4bit-weights.rtx4090") == 0  # "RTX 4090の24 GBを超えます"
+
+
+def test_page1_survey_cheapest_citation_and_ratio(final, replayed):
+    m = re.search(r"最安価格は1時間([\d.]+)ドルでした（Massed Compute、GPU1基あたり([\d.]+)ドル）", PAGE1)
+    assert current(final, "g-cite-massed-b200x8") == num(m.group(1))
+    assert current(final, "g-cite-massed-b200x8.per-gpu") == num(m.group(2))
+    assert current(final, "g-cite-thunder-a100") == num(re.search(r"Thunder Computeで1時間([\d.]+)ドル", PAGE1).group(1))
+    about = num(re.search(r"ハードウェア1時間あたりで約(\d+)倍", PAGE1).group(1))
+    # CLAIMS.md: "43.46 / 1.09 = 39.9; own prices 36.88 / 0.92 = 40.1; 'about 40×' holds while it rounds to 40".
+    survey, own = current(final, "g-ratio-full-vs-qlora"), current(final, "g-ratio-full-vs-qlora.own")
+    assert survey.quantize(Decimal("0.1")) == Decimal("39.9") and own.quantize(Decimal("0.1")) == Decimal("40.1")
+    assert survey.quantize(Decimal(1)) == own.quantize(Decimal(1)) == about
+    # The cited offer and the current cheapest pick are both recorded; with every tracked
+    # competitor of the capture compared, Massed Compute stays the cheapest self-service on-demand 8× B200.
+    row = final["g-cite-massed-b200x8"]
+    roles = {i["role"]: i for i in row["inputs"]}
+    assert (roles["cited"]["provider"], roles["cited"]["offer_key"]) == ("massed_compute", "B200 SXM6 x8")
+    assert (roles["cheapest"]["provider"], roles["cheapest"]["offer_key"]) == ("massed_compute", "B200 SXM6 x8")
+    assert row["pick"] == "Massed Compute"
+    # Independently of the engine: every self-service on-demand 8× B200 in the warehouse.
+    con = db.connect(replayed["db"], read_only=True)
+    try:
+        cheapest, providers = con.execute(
+            "SELECT min(price_per_hour), count(DISTINCT provider) FROM offers WHERE gpu_model = 'B200' "
+            "AND gpu_count = 8 AND billing = 'on-demand' AND self_service AND NOT is_aggregator AND is_priced "
+            "AND provider <> 'gpuwithcrypto'").fetchone()
+    finally:
+        con.close()
+    assert cheapest == num(m.group(1))
+    assert f"from {providers} provider(s)" in row["note"]
+
+
+def test_page1_own_prices_specs_and_blocks(final):
+    own = dict(re.findall(r"([A-Z]\d+)が\$([\d.]+)/時間", PAGE1))  # "当社の価格ではA100が$0.92/時間、H100が$2.32/時間"
+    assert current(final, "g-own-a100") == num(own["A100"]) and current(final, "g-own-a100.h100") == num(own["H100"])
+    m = re.search(r"([\d.]+)倍（密で([\d.]+)対(\d+) TFLOPS）、帯域幅は([\d,]+) GB/s（SXM）対([\d,]+) GB/s", PAGE1)
+    assert current(final, "g-spec-h100-a100").quantize(Decimal("0.1")) == num(m.group(1))
+    assert current(final, "g-spec-h100-a100.h100-tflops") == num(m.group(2))
+    assert current(final, "g-spec-h100-a100.a100-tflops") == num(m.group(3))
+    assert current(final, "g-spec-h100-a100.h100-bandwidth") == num(m.group(4))
+    assert current(final, "g-spec-h100-a100.a100-bandwidth") == num(m.group(5))
+    blocks = re.search(r"1つのGPUモデルにつき([\d、]+)時間のブロック", PAGE1).group(1).split("、")
+    assert final["g-blocks"]["current_text"] == ", ".join(blocks)
+    topup, coins = re.search(r"\$(\d+)のチャージから([A-Z, ]+)で支払え", PAGE1).groups()
+    assert current(final, "g-blocks.topup") == num(topup)
+    assert final["g-blocks.coins"]["current_text"] == coins.strip()
+
+
+# ---------------------------------------------------------------- page 2
+CELL = re.compile(r"^(?P<gb>[\d,.]+) GB：(?P<rest>.*)$")
+COLUMN = {"16 ビット": "16bit", "8 ビット": "8bit", "4 ビット": "4bit", "QLoRA": "qlora", "LoRA": "lora",
+          "フルファインチューニング": "full"}
+
+
+def page2_cells():
+    for start, group in (("| モデルサイズ | 16 ビット", "a-inference-table"), ("| モデルサイズ | QLoRA", "a-finetune-table")):
+        header, *rows = pipe_table(PAGE2, start)
+        for model, *cells in rows:
+            size = re.match(r"(\d+)B", model).group(1)
+            for col, cell in zip(header[1:], cells):
+                yield f"{group}.{size}b.{COLUMN[col]}", cell
+
+
+def test_page2_tables_every_cell(final):
+    cells = list(page2_cells())
+    assert len(cells) == 30
+    for key, cell in cells:
+        m = CELL.match(cell)
+        assert current(final, f"{key}.gb") == num(m.group("gb")), cell
+        rest = m.group("rest")
+        if "8 GPU マシン 1 台を超える" in rest:
+            assert current(final, f"{key}.fits") == 0
+            continue
+        named = re.findall(r"\[([^\]]+)\]\(", rest)
+        price = re.search(r"\$([\d.]+) から", rest).group(1)
+        pick = re.search(r"、([^、]+?) は GPU 1 時間あたり", rest)
+        assert current(final, f"{key}.fits") == 1, cell
+        assert current(final, f"{key}.from") == num(price), cell
+        assert final[f"{key}.from"]["pick"] == (pick.group(1) if pick else named[0]), cell
+
+
+def test_page2_claims_md_examples(final):
+    # "8B 16-bit 19 GB → RTX 4090 or RTX 3090, from $0.19; 70B 8-bit 84 GB → RTX PRO 6000 from $1.90;
+    #  405B 16-bit 972 GB → B300 × 4 from $18.40"
+    assert (current(final, "a-inference-table.8b.16bit.gb"), current(final, "a-inference-table.8b.16bit.from")) == (19, Decimal("0.19"))
+    assert (current(final, "a-inference-table.70b.8bit.gb"), current(final, "a-inference-table.70b.8bit.from")) == (84, Decimal("1.9"))
+    assert (current(final, "a-inference-table.405b.16bit.gb"), current(final, "a-inference-table.405b.16bit.from")) == (972, Decimal("18.4"))
+    assert current(final, "a-finetune-table.405b.qlora.gb") == 284  # 283.5 shown whole
+
+
+def test_page2_text_numbers(final):
+    h100, rtx4090 = re.search(r"H100 の最安値は GPU 1 時間あたり \$([\d.]+)、RTX 4090 は \$([\d.]+)", PAGE2).groups()
+    assert current(final, "a-cheapest-h100") == num(h100) and current(final, "a-cheapest-4090") == num(rtx4090)
+    machines, gpus = re.search(r"([\d,]+) 台のマシンに ([\d,]+) 基の GPU", PAGE2).groups()
+    assert current(final, "a-listing-count") == num(gpus) and current(final, "a-listing-count.machines") == num(machines)
+    assert current(final, "a-memory-rules.qlora-bytes").quantize(Decimal("0.1")) == num(
+        re.search(r"48 GB の GPU 1 枚でファインチューニングしました（\[arXiv:2305.14314\]\([^)]+\)）。パラメータあたり約 ([\d.]+) バイト", PAGE2).group(1))
+
+
+def test_page2_cheaper_fit_is_a_note_not_a_drift(final):
+    # CLAIMS.md: "405B QLoRA names H100 × 4 although one B300 is cheaper": keep the pick, say so.
+    row = final["a-finetune-table.405b.qlora.from"]
+    assert row["status"] == "holds" and row["pick"] == "H100"
+    assert "1× B300" in row["note"] and "$4.60" in row["note"]
+
+
+# ---------------------------------------------------------------- tables, CLI, report
+def table_lines(text: str) -> list[str]:
+    return [l for l in text.splitlines() if l.startswith("|")]
+
+
+def test_rules_render_the_published_tables_with_the_published_values():
+    rules = load_rules()
+    for page, original in (("gpuwithcrypto-llama-70b-finetuning", PAGE1), ("arrakis-gpu-memory", PAGE2)):
+        rendered = "\n".join(render(t.template, published_lookup(rules)) for t in rules.pages[page].tables)
+        assert table_lines(rendered) == table_lines(original)
+
+
+def _cli(*args) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "250"}
+    return subprocess.run([sys.executable, "-m", "pricewatch.cli", *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=120)
+
+
+def test_report_re_renders_both_pages_tables_with_current_prices(replayed, tmp_path):
+    done = _cli("report", "--db", str(replayed["db"]), "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    page1 = (tmp_path / "gpuwithcrypto-llama-70b-finetuning.tables.md").read_text(encoding="utf-8")
+    page2 = (tmp_path / "arrakis-gpu-memory.tables.md").read_text(encoding="utf-8")
+    assert table_lines(page1) == table_lines(PAGE1)
+    assert table_lines(page2) == table_lines(PAGE2)
+    assert "価格確認日：2026年10月29日" in page1  # page 1's prices were observed on 2026-10-29
+    report = (tmp_path / "claims-report.md").read_text(encoding="utf-8")
+    assert "Every claim holds." in report
+    assert "https://vm.massedcompute.com/pricing" in report and "https://arrakis.cloud/ja/gpus.html.md" in report
+    assert "`g-cite-massed-b200x8`" in report and "captured 2026-10-29" in report
+
+
+def test_claims_cli_json_lists_every_claim_with_its_inputs(replayed):
+    done = _cli("claims", "--db", str(replayed["db"]), "--json")
+    assert done.returncode == 0, done.stderr
+    items = {c["claim_id"]: c for c in json.loads(done.stdout)}
+    assert len(items) == len(load_rules().claims)
+    thunder = items["g-cite-thunder-a100"]
+    assert (thunder["status"], thunder["published_value"], thunder["current_value"]) == ("holds", 1.09, 1.09)
+    assert thunder["inputs"][0]["offer_key"] == "a100xl_x1_prototyping"
+    assert thunder["inputs"][0]["source_url"].startswith("https://api.thundercompute.com")
+    table = _cli("claims", "--db", str(replayed["db"]), "--status", "holds", "--page", "arrakis-gpu-memory")
+    assert table.returncode == 0 and "a-listing-count" in table.stdout and "g-cite" not in table.stdout
+
+
+def test_evaluating_a_run_again_changes_nothing(replayed):
+    con = db.connect(replayed["db"])
+    try:
+        before = con.execute("SELECT count(*), max(evaluated_at) FROM claim_evaluations").fetchone()
+        inputs = con.execute("SELECT count(*) FROM claim_inputs").fetchone()
+        for run in replayed["runs"].values():
+            assert evaluate_claims(con, run["run_id"])["evaluated"] == 0
+        assert con.execute("SELECT count(*), max(evaluated_at) FROM claim_evaluations").fetchone() == before
+        assert con.execute("SELECT count(*) FROM claim_inputs").fetchone() == inputs
+    finally:
+        con.close()
