@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from pricewatch.catalog import load_catalog
 
@@ -165,7 +165,7 @@ class Claim(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     group: str | None = None
     says: Says
-    published: bool | Decimal | str
+    published: Annotated[bool, Strict()] | Decimal | str   # only YAML true/false is a ✓/✗ (1 stays a number)
     published_pick: str | None = None   # from/cheapest claims: what the page names as the cheapest
     unit: Literal[UNITS]
     tolerance: Tolerance | None = None
