@@ -107,17 +107,24 @@ def claims_markdown(claims: dict, report: str | None) -> str:
 
 
 def needs_notice(summary: dict) -> bool:
-    return bool(problems(summary))
+    """A failed run (no provider usable) or a suspect one (a provider's crawl parsed but failed a
+    run monitor, so its prices are held back). One provider failing one night is named in the
+    state and the artifact only: a source that keeps failing raises its own alert
+    (pricewatch/alerts.py, `failed_runs_threshold`), so a flaky source does not page every night."""
+    return summary["status"] == "failed" or any(
+        p["status"] == "suspect" for p in summary["providers"].values())
 
 
 @task(name="notify-run", retries=2, retry_delay_seconds=10)
 def send_run_notice(summary: dict) -> str:
-    """A failed or suspect run goes to the same channels as price alerts (pricewatch.notify).
+    """A failed or suspect run goes to the same channels as the price alerts (pricewatch.notify).
     Raises when a configured channel refused it, so the task retries; no channel configured is
     logged, not an error (a dev machine)."""
     from pricewatch import notify
     failed = summary["status"] == "failed"
-    title = f"pricewatch nightly {'FAILED' if failed else 'needs a look'}: {summary['run_id']}"
+    suspect = [n for n, p in summary["providers"].items() if p["status"] == "suspect"]
+    title = (f"pricewatch nightly FAILED: {summary['run_id']}" if failed else
+             f"pricewatch nightly suspect ({', '.join(suspect)}): {summary['run_id']}")
     body = message(summary)
     result = notify.send(title, body, "failure" if failed else "warning")
     if not result.deliveries:

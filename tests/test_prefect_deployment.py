@@ -134,6 +134,21 @@ def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(ser
         "massed_compute": ("ok", 8), "thunder_compute": ("ok", len(thunder_keys))}
     assert all(r["duration_s"] > 0 for r in rows.values())
 
+    # The claims summary: counts by status as stored, and where the re-rendered report is.
+    [claims] = [a for a in artifacts if a["key"] == "pricewatch-claims"]
+    report = db_path.parent / "report" / "claims-report.md"
+    assert report.is_file() and str(report) in claims["data"]
+    con = db.connect(db_path, read_only=True)
+    try:
+        counts = dict(con.execute("SELECT status, count(*) FROM claim_evaluations GROUP BY 1").fetchall())
+        cited = dict(con.execute("SELECT claim_id, status FROM claim_evaluations WHERE claim_id IN "
+                                 "('g-cite-massed-b200x8', 'g-cite-thunder-a100')").fetchall())
+    finally:
+        con.close()
+    assert all(f"| {status} | {n} |" in claims["data"] for status, n in counts.items())
+    # Both citations are the captured prices (CLAIMS.md: $43.46/h and $1.09/h).
+    assert cited == {"g-cite-massed-b200x8": "holds", "g-cite-thunder-a100": "holds"}
+
 
 # --- failure behaviour: the flow run in this process, against the same server -------------
 
@@ -172,8 +187,8 @@ def notice_receiver(httpserver, monkeypatch) -> list[dict]:
     return received
 
 
-def test_a_failed_provider_completes_the_run_names_it_and_sends_a_notice(on_server, make_warc, tmp_path,
-                                                                       httpserver, monkeypatch):
+def test_a_failed_provider_completes_the_run_and_the_state_names_it_and_why(on_server, make_warc, tmp_path,
+                                                                          httpserver, monkeypatch):
     from flows.nightly import nightly
     from flows.outcome import summary_of
     received = notice_receiver(httpserver, monkeypatch)
@@ -186,11 +201,32 @@ def test_a_failed_provider_completes_the_run_names_it_and_sends_a_notice(on_serv
     summary = summary_of(state)
     assert summary["providers"]["massed_compute"]["status"] == "ok"
     assert summary["providers"]["thunder_compute"]["status"] == "failed"
-    [notice] = received
-    assert notice["type"] == "warning" and "needs a look" in notice["title"]
-    assert "thunder_compute" in notice["message"] and "'pricing'" in notice["message"]
-    # The warehouse kept massed_compute's offers of this run.
+    # The warehouse has massed_compute's offers of this run.
     assert cited_prices(tmp_path / "w.duckdb") == {"massed_compute": 43.46}
+    # One source failing one night is not paged (a streak of failures raises its own alert).
+    assert received == []
+    artifacts = api(on_server, "POST", "/artifacts/filter",
+                    {"artifacts": {"flow_run_id": {"any_": [str(state.state_details.flow_run_id)]}}})
+    table = {r["provider"]: r for a in artifacts if a["key"] == "pricewatch-providers" for r in json.loads(a["data"])}
+    assert table["thunder_compute"]["status"] == "failed" and "'pricing'" in table["thunder_compute"]["error / findings"]
+
+
+def test_a_suspect_provider_sends_a_notice(on_server, make_warc, tmp_path, httpserver, monkeypatch):
+    from flows.nightly import nightly
+    received = notice_receiver(httpserver, monkeypatch)
+    # The pricing API answers, in its usual shape, with every price 0 (a placeholder, not a price).
+    thunder = source_exchanges("2026-10-29", "thunder_compute")
+    prices = json.loads(thunder[0]["body"])
+    prices["pricing"] = {k: 0 for k in prices["pricing"]}
+    thunder[0]["body"] = json.dumps(prices).encode()
+    warc = make_warc(source_exchanges("2026-10-29", "massed_compute") + thunder)
+    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
+
+    assert state.is_completed()
+    assert "thunder_compute: suspect" in state.message
+    [notice] = received
+    assert notice["type"] == "warning" and "suspect (thunder_compute)" in notice["title"]
+    assert "have a price" in notice["message"]
 
 
 def test_a_run_where_no_provider_succeeded_ends_failed_and_says_why(on_server, make_warc, tmp_path,
