@@ -367,10 +367,14 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
         refuted |= {(a["run_id"], c["claim_id"]) for c in json.loads(a["details"])["claims"]}
     history = _rows(con, """SELECT e.*, s.seq FROM claim_evaluations e JOIN run_sequence s USING (run_id)
                             WHERE s.seq < ? ORDER BY s.seq DESC""", [run.seq])
-    before = {}
+    before, verified = {}, set()
     for ev in history:  # a status only a refuted reading gave is not a status the claim had
         if (ev["run_id"], ev["claim_id"]) not in refuted:
             before.setdefault(ev["claim_id"], ev)
+            if ev["status"] != "unverifiable":
+                verified.add(ev["claim_id"])
+    # Never verified so far (its source not yet seen): its first real status is like a new claim's.
+    before = {c: ev for c, ev in before.items() if c in verified}
     uses = {}
     for i in run.inputs:
         if i["run_id"] == run.run_id:

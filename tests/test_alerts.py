@@ -191,3 +191,14 @@ def test_cli_lists_alerts_as_json_and_only_pending_ones(tmp_path, crawl, caps):
     assert price["details"]["percent"] == -3.67 and price["state"] == "pending"
     assert len(json.loads(cli("--json", "--pending"))) == 2
     assert "Price changed: thunder_compute" in cli()
+
+
+def test_claims_verified_for_the_first_time_raise_no_alert(tmp_path, crawl, caps):
+    # A fresh warehouse fills up source by source (page 2's Arrakis capture comes two days
+    # after page 1's): a claim that could never be checked before and now holds is not news.
+    wh = warehouse(tmp_path, crawl)
+    first = wh.run("2026-10-29T02:00:00Z", thunder_compute=caps.thunder(1.09))
+    assert wh.claim(first, "g-cite-massed-b200x8")["status"] == "unverifiable"
+    later = day(wh, caps, "2026-10-30", caps.thunder(1.09))
+    assert wh.claim(later, "g-cite-massed-b200x8")["status"] == "holds"
+    assert wh.alerts() == []
