@@ -28,6 +28,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex((host, port)) == 0
+
+
 def checkout_root() -> Path:
     """The folder holding prefect.yaml: the current one, else the checkout this package runs from."""
     for candidate in (Path.cwd(), Path(__file__).resolve().parent.parent):
@@ -164,6 +169,10 @@ def serve(host: str, port: int, home: Path, api_url: str | None, pool: str = POO
     home.mkdir(parents=True, exist_ok=True)
     logs = home / "logs"
     own_server = api_url is None
+    if own_server and port_in_use(host, port):
+        # Otherwise we would deploy to whatever already answers there.
+        raise RuntimeError(f"{host}:{port} is in use: pick another --port, or --api-url http://{host}:{port}/api "
+                           "to deploy to the Prefect server already running there")
     api_url = api_url or f"http://{host}:{port}/api"
     env = prefect_env(api_url, home, checkout)
     stack = Stack()
