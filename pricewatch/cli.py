@@ -88,6 +88,10 @@ def _print_summary(summary: dict) -> None:
         table.add_row(name, p["status"], str(p["offers"]), f"{p['duration_s'] or 0:.1f}", note or "")
     out.print(table)
     out.print(f"snapshot observed at {summary['observed_at']} -> {summary['db']}")
+    claims = summary.get("claims")
+    if claims:
+        out.print("published claims: " + " · ".join(f"{s} {n}" for s, n in claims["counts"].items())
+                  + " (pricewatch claims)")
 
 
 @app.command()
