@@ -17,7 +17,7 @@ import duckdb
 import pandas as pd
 
 from pricewatch.claims import rules as R
-from pricewatch.claims.formatting import as_number, display, quantize, shown
+from pricewatch.claims.formatting import as_number, display, quantize
 from pricewatch.claims.snapshot import Snapshot, dec
 
 
