@@ -104,7 +104,8 @@ class Evaluator:
                            inputs=[_input(name, role, provider, status="never_seen", used=False)])
         since = state.failing_since
         if since:
-            return Outcome(unverifiable=f"{provider} failing since {ts(since.observed_at)} "
+            word = "held back as suspect" if state.attempts[-1].status == "suspect" else "failing"
+            return Outcome(unverifiable=f"{provider} {word} since {ts(since.observed_at)} "
                                         f"({(state.last_error or 'no error text')[:300]})",
                            since=since.observed_at,
                            inputs=[_input(name, role, provider, status="failed", used=False)])

@@ -18,7 +18,7 @@ import duckdb
 @dataclass
 class Attempt:
     run_id: str
-    status: str            # ok | failed
+    status: str            # ok | suspect | failed
     observed_at: datetime
     error: str | None
 
@@ -36,10 +36,11 @@ class ProviderState:
 
     @property
     def failing_since(self) -> Attempt | None:
-        """The first failed attempt of the current failure streak, if the latest attempt failed."""
+        """The first attempt of the current streak of unusable ones (failed, or suspect: held back
+        by a run monitor), if the latest attempt is one."""
         first = None
         for a in reversed(self.attempts):
-            if a.status != "failed":
+            if a.status == "ok":
                 break
             first = a
         return first
