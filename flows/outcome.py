@@ -2,7 +2,7 @@
 naming the providers that failed and why), Prefect artifacts to read in the UI, and a notice
 through the alert channels when the run failed or is suspect.
 
-The flow returns `final_state(summary)`. A caller that needs the summary whatever happened
+The flow ends with `return report(summary)`. A caller that needs the summary whatever happened
 (`pricewatch run`, the backfill flow) calls the flow with `return_state=True` and reads it with
 `summary_of(state)`; a plain call returns the summary, or raises RunFailed when no provider
 succeeded.
