@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
+from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.tasks import exponential_backoff
 
 from flows.outcome import report as finish_run
@@ -100,7 +101,9 @@ def deliver_alerts(db_path: str) -> dict:
     return result
 
 
-@flow(name="collect-prices", log_prints=True)
+# Each crawl is a Scrapy process (a browser crawl ~650 MB with Chromium): four at a time
+# keeps a 2-core machine responsive; per-domain politeness is each crawl's own.
+@flow(name="collect-prices", log_prints=True, task_runner=ThreadPoolTaskRunner(max_workers=4))
 def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
             archive_dir: str = "data/archive", providers: list[str] | None = None):
     """Scrape (or replay) every provider, validate, load. Ends Completed when at least one
