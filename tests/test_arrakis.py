@@ -8,7 +8,7 @@ from pricewatch import collect
 from tests.conftest import CAPTURES, ROOT, source_exchanges
 
 CAPTURE = CAPTURES / "2026-10-31" / "arrakis.warc.gz"
-PUBLISHED = ROOT.parent / "shared" / "published"
+PUBLISHED = ROOT / "rules" / "published"
 
 
 def arrakis_prices() -> dict[str, float]:

@@ -2,7 +2,7 @@
 in it, oldest first) into a real DuckDB and evaluating the claims gives every number of both
 published pages, and status `holds` for all of them.
 
-Expected values are read from the pages themselves (../shared/published), never from rules/.
+Expected values are read from the pages themselves (rules/published/, copies of ../shared/published), never from the rules.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pricewatch.claims.rules import load_rules
 from tests.conftest import CAPTURES, ROOT
 from warehouse import db
 
-PUBLISHED = ROOT.parent / "shared" / "published"
+PUBLISHED = ROOT / "rules" / "published"
 PAGE1 = (PUBLISHED / "gpuwithcrypto-llama-70b-finetuning.ja.txt").read_text(encoding="utf-8")
 PAGE2 = (PUBLISHED / "arrakis-gpu-memory.ja.md").read_text(encoding="utf-8")
 CLAIMS_MD = (PUBLISHED / "CLAIMS.md").read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ from pricewatch import collect
 from tests.conftest import CAPTURES, ROOT, source_exchanges
 
 CAPTURE = CAPTURES / "2026-10-29" / "gpuwithcrypto.warc.gz"
-CLAIMS_MD = (ROOT.parent / "shared" / "published" / "CLAIMS.md").read_text(encoding="utf-8")
+CLAIMS_MD = (ROOT / "rules" / "published" / "CLAIMS.md").read_text(encoding="utf-8")
 
 
 def own_price_list() -> dict[str, float]:
