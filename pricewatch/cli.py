@@ -14,14 +14,8 @@ from rich.table import Table
 
 app = typer.Typer(help="GPU rental prices: scrape, archive, store, and keep published claims true.",
                   no_args_is_help=True, add_completion=False)
-err = Console(stderr=True)
-
-DbOption = typer.Option(None, "--db", help="DuckDB file (default: $PRICEWATCH_DB or data/pricewatch.duckdb)")
-
-
-def _db(path: Optional[Path]) -> str:
-    from warehouse.db import default_db_path
-    return str(path) if path else default_db_path()
+from pricewatch.clitools import DbOption, err, open_read_only
+from pricewatch.clitools import db_path as _db
 
 
 def _quiet_prefect() -> None:
@@ -101,15 +95,10 @@ def query(
     fmt: str = typer.Option("table", "--format", help="table | csv | json"),
 ):
     """Run SQL against the warehouse, opened read-only."""
-    from warehouse.db import connect
     if fmt not in ("table", "csv", "json"):
         err.print("[red]--format must be table, csv or json[/red]")
         raise typer.Exit(2)
-    try:
-        con = connect(_db(db), read_only=True)
-    except Exception as exc:  # missing file, or a writer holds the lock
-        err.print(f"[red]cannot open {_db(db)} read-only: {exc}[/red]")
-        raise typer.Exit(1)
+    con = open_read_only(db)
     try:
         df = con.execute(sql).df()
     except Exception as exc:
@@ -159,12 +148,7 @@ def alerts(
 ):
     """Alerts raised by the runs (newest first): state, kind, what changed, delivery attempts."""
     from pricewatch.alerts import list_alerts
-    from warehouse.db import connect
-    try:
-        con = connect(_db(db), read_only=True)
-    except Exception as exc:  # missing file, or a writer holds the lock
-        err.print(f"[red]cannot open {_db(db)} read-only: {exc}[/red]")
-        raise typer.Exit(1)
+    con = open_read_only(db)
     try:
         rows = list_alerts(con, pending_only=pending, limit=limit)
     finally:

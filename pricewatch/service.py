@@ -189,7 +189,7 @@ def serve(host: str, port: int, home: Path, api_url: str | None, pool: str = POO
         ensure_pool(env, checkout, pool)
         deploy(env, checkout)
         echo(f"work pool {pool!r} ready, prefect.yaml deployed ({time.monotonic() - t:.1f} s)")
-        worker = stack.add("worker", start_group(prefect_cmd("worker", "start", "--pool", pool),
+        stack.add("worker", start_group(prefect_cmd("worker", "start", "--pool", pool),
                                                  env, logs / "worker.log", checkout))
         ui = api_url.removesuffix("/api")
         echo(f"Prefect UI: {ui}  (runs: {ui}/runs, deployments: {ui}/deployments)")

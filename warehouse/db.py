@@ -65,13 +65,27 @@ def sync_catalog(con: duckdb.DuckDBPyConnection) -> None:
     catalog = load_catalog()
     models = pd.DataFrame([{"gpu_model": m["model"], "vendor": m["vendor"], "vram_gb": float(m["vram_gb"])}
                            for m in catalog.models.values()])
-    aliases = pd.DataFrame(catalog.labels())
     con.execute("DELETE FROM gpu_aliases")
     con.execute("DELETE FROM gpu_catalog")
-    con.execute("INSERT INTO gpu_catalog SELECT gpu_model, vendor, vram_gb FROM models")
-    con.execute("INSERT INTO gpu_aliases SELECT alias_key, gpu_model, form_factor, vram_gb, ambiguous FROM aliases")
+    insert_frame(con, "gpu_catalog", models, ["gpu_model", "vendor", "vram_gb"])
+    insert_frame(con, "gpu_aliases", pd.DataFrame(catalog.labels()),
+                 ["alias_key", "gpu_model", "form_factor", "vram_gb", "ambiguous"])
 
 
+def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, columns: list[str]) -> None:
+    """One bulk INSERT of a DataFrame's columns (never row by row)."""
+    if not len(frame):
+        return
+    con.register("incoming_frame", frame[columns])
+    try:
+        cols = ", ".join(columns)
+        con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming_frame")
+    finally:
+        con.unregister("incoming_frame")
+
+
+RUN_COLUMNS = ["run_id", "mode", "observed_at", "snapshot_date", "started_at", "finished_at", "status",
+               "replay_source", "flow_run_id", "summary"]
 OFFER_COLUMNS = [
     "run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "form_factor",
     "billing", "tier", "reserved_term", "self_service", "region", "currency", "price_unit", "price_per_hour", "price_per_gpu_hour", "is_priced",
@@ -110,20 +124,11 @@ def load_run(con: duckdb.DuckDBPyConnection, run: dict, provider_runs: pd.DataFr
             con.execute("ROLLBACK")
             return False
         sync_catalog(con)
-        run_df = pd.DataFrame([run])
-        con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at,
-                       status, replay_source, flow_run_id, summary)
-                       SELECT run_id, mode, observed_at, snapshot_date, started_at, finished_at,
-                       status, replay_source, flow_run_id, summary FROM run_df""")
-        pr = provider_runs[PROVIDER_RUN_COLUMNS]  # noqa: F841 (read by DuckDB by name)
-        con.execute(f"INSERT INTO provider_runs ({', '.join(PROVIDER_RUN_COLUMNS)}) "
-                    f"SELECT {', '.join(PROVIDER_RUN_COLUMNS)} FROM pr")
-        if len(offers):
-            of = offers[OFFER_COLUMNS]  # noqa: F841
-            con.execute(f"INSERT INTO offers ({', '.join(OFFER_COLUMNS)}) SELECT {', '.join(OFFER_COLUMNS)} FROM of")
-        if facts is not None and len(facts):
-            fa = facts[FACT_COLUMNS]  # noqa: F841
-            con.execute(f"INSERT INTO source_facts ({', '.join(FACT_COLUMNS)}) SELECT {', '.join(FACT_COLUMNS)} FROM fa")
+        insert_frame(con, "runs", pd.DataFrame([run]), RUN_COLUMNS)
+        insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
+        insert_frame(con, "offers", offers, OFFER_COLUMNS)
+        if facts is not None:
+            insert_frame(con, "source_facts", facts, FACT_COLUMNS)
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")

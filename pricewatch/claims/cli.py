@@ -12,17 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-err = Console(stderr=True)
-
-
-def _open(db: Optional[Path]):
-    from warehouse.db import connect, default_db_path
-    path = str(db) if db else default_db_path()
-    try:
-        return connect(path, read_only=True)
-    except Exception as exc:  # missing file, or a writer holds the lock
-        err.print(f"[red]cannot open {path} read-only: {exc}[/red]")
-        raise typer.Exit(1)
+from pricewatch.clitools import err
+from pricewatch.clitools import open_read_only as _open
 
 
 def _has_claims(con) -> bool:

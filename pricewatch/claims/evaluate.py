@@ -19,6 +19,7 @@ import pandas as pd
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import as_number, display, quantize
 from pricewatch.claims.snapshot import Snapshot, dec
+from warehouse.db import insert_frame
 
 
 STATUSES = ("holds", "drifted", "unverifiable")
@@ -459,14 +460,13 @@ def _frame(rows: list[dict], columns: list[str], numeric: tuple[str, ...]) -> pd
 
 
 def _insert(con: duckdb.DuckDBPyConnection, rows: list[dict], inputs: list[dict]) -> None:
-    ev = _frame(rows, EVAL_COLUMNS, ("published_value", "current_value", "difference"))  # noqa: F841
-    ins = _frame(inputs, INPUT_COLUMNS, ("price_per_hour", "price_per_gpu_hour", "value_num"))  # noqa: F841
+    ev = _frame(rows, EVAL_COLUMNS, ("published_value", "current_value", "difference"))
+    ins = _frame(inputs, INPUT_COLUMNS, ("price_per_hour", "price_per_gpu_hour", "value_num"))
     ins["gpu_count"] = ins["gpu_count"].astype("Int64")
     con.execute("BEGIN")
     try:
-        con.execute(f"INSERT INTO claim_evaluations ({', '.join(EVAL_COLUMNS)}) SELECT {', '.join(EVAL_COLUMNS)} FROM ev")
-        if len(ins):
-            con.execute(f"INSERT INTO claim_inputs ({', '.join(INPUT_COLUMNS)}) SELECT {', '.join(INPUT_COLUMNS)} FROM ins")
+        insert_frame(con, "claim_evaluations", ev, EVAL_COLUMNS)
+        insert_frame(con, "claim_inputs", ins, INPUT_COLUMNS)
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")
