@@ -44,33 +44,24 @@ def validate_crawl(provider: str, result: collect.CrawlResult | None, error: str
 
 @task(name="read-history")
 def read_item_history(db_path: str) -> dict[str, list[int]]:
-    con = db.connect(db_path)
-    try:
+    with db.session(db_path) as con:
         db.migrate(con)
         return db.recent_item_counts(con)
-    finally:
-        con.close()
 
 
 @task(name="load", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
 def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> bool:
     # DuckDB allows one writer: a retry covers an analyst's read-write session holding the file.
-    con = db.connect(db_path)
-    try:
+    with db.session(db_path) as con:
         return db.load_run(con, run, provider_runs, offers, facts)
-    finally:
-        con.close()
 
 
 @task(name="evaluate-claims", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
 def evaluate_claims(db_path: str, run_id: str) -> dict:
     """Every published claim (rules/) as of this run's snapshot; a run already evaluated is a no-op."""
     from pricewatch.claims.evaluate import evaluate_claims as evaluate
-    con = db.connect(db_path)
-    try:
+    with db.session(db_path) as con:
         return evaluate(con, run_id)
-    finally:
-        con.close()
 
 
 @task(name="derive-alerts", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
@@ -78,11 +69,8 @@ def derive_alerts(db_path: str, run_id: str) -> dict:
     """Alerts this run raises (pricewatch/alerts.py); deriving a run again adds nothing."""
     from pricewatch.alerts import derive_alerts as derive
     from pricewatch.config import load_config
-    con = db.connect(db_path)
-    try:
+    with db.session(db_path) as con:
         return derive(con, run_id, load_config())
-    finally:
-        con.close()
 
 
 @task(name="deliver-alerts")
@@ -91,11 +79,8 @@ def deliver_alerts(db_path: str) -> dict:
     failed delivery does not fail the run: the alert stays pending for the next one."""
     from pricewatch.alerts import deliver_alerts as deliver
     from pricewatch.config import load_config
-    con = db.connect(db_path)
-    try:
+    with db.session(db_path) as con:
         result = deliver(con, load_config())
-    finally:
-        con.close()
     if result["error"]:
         get_run_logger().warning("alerts: %d pending after delivery: %s", result["pending"], result["error"])
     return result

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
@@ -15,6 +17,20 @@ class PriceSpider(scrapy.Spider):
         self.logger.error("layout: %s", message)
         errors = self.crawler.stats.get_value("pricewatch/layout_errors", [])
         self.crawler.stats.set_value("pricewatch/layout_errors", errors + [message])
+
+    def json_member(self, response, key: str, kind: type):
+        """(document, document[key]) of a JSON answer, or (None, None) after a layout error
+        naming what was expected: an API that changed shape must fail, not yield nothing."""
+        what = "list" if kind is list else "object"
+        try:
+            document = json.loads(response.text)
+            member = document[key]
+            if not isinstance(member, kind):
+                raise TypeError(f"{key} is {type(member).__name__}")
+        except (ValueError, KeyError, TypeError) as exc:
+            self.layout_error(f"{response.url}: expected a JSON object with a '{key}' {what} ({exc!r})")
+            return None, None
+        return document, member
 
     def request_failed(self, failure):
         """Errback: a request that failed for good (after retries) is named in the report."""

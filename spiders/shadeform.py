@@ -13,7 +13,6 @@ its form factor. One offer per ``availability[]`` region, with ``available`` as 
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 
 import scrapy
@@ -42,12 +41,8 @@ class ShadeformSpider(PriceSpider):
         yield scrapy.Request(TYPES, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
-        try:
-            types = json.loads(response.text)["instance_types"]
-            if not isinstance(types, list):
-                raise TypeError(f"instance_types is {type(types).__name__}")
-        except (ValueError, KeyError, TypeError) as exc:
-            self.layout_error(f"{response.url}: expected a JSON object with an 'instance_types' list ({exc!r})")
+        _, types = self.json_member(response, "instance_types", list)
+        if types is None:
             return
         if not types:
             self.layout_error(f"{response.url}: 'instance_types' is empty")

@@ -8,7 +8,6 @@ the mode from the key (``a6000_x1``); it is used when v1 is gone (404/410). Non-
 
 from __future__ import annotations
 
-import json
 import re
 
 import scrapy
@@ -37,14 +36,14 @@ class ThunderComputeSpider(PriceSpider):
             if version == "v1":
                 yield self._get("v2", "pricing", self.parse_pricing)
             return
-        pricing = self._json(response, "pricing")
+        _, pricing = self.json_member(response, "pricing", dict)
         if pricing is None:
             return
         yield self._get(version, "specs", self.parse_specs, pricing=pricing,
                         pricing_capture=response.meta.get("capture"))
 
     def parse_specs(self, response, version, pricing, pricing_capture):
-        specs = self._json(response, "specs")
+        _, specs = self.json_member(response, "specs", dict)
         if specs is None:
             return
         offers = 0
@@ -68,13 +67,3 @@ class ThunderComputeSpider(PriceSpider):
             )
         if not offers:
             self.layout_error(f"{response.url}: pricing has no '<gpu>_x<count>[_<mode>]' keys")
-
-    def _json(self, response, field):
-        try:
-            data = json.loads(response.text)[field]
-            if not isinstance(data, dict):
-                raise TypeError(f"{field} is {type(data).__name__}")
-            return data
-        except (ValueError, KeyError, TypeError) as exc:
-            self.layout_error(f"{response.url}: expected a JSON object with '{field}' ({exc!r})")
-            return None

@@ -44,12 +44,8 @@ class VastaiSpider(PriceSpider):
         yield scrapy.Request(search_url(), callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
-        try:
-            offers = json.loads(response.text)["offers"]
-            if not isinstance(offers, list):
-                raise TypeError(f"offers is {type(offers).__name__}")
-        except (ValueError, KeyError, TypeError) as exc:
-            self.layout_error(f"{response.url}: expected a JSON object with an 'offers' list ({exc!r})")
+        _, offers = self.json_member(response, "offers", list)
+        if offers is None:
             return
         if not offers:
             self.layout_error(f"{response.url}: 'offers' is empty (search filter or API changed?)")

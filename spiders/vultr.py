@@ -16,7 +16,6 @@ Pagination: ``meta.links.next`` is a cursor, sent back as ``&cursor=``.
 
 from __future__ import annotations
 
-import json
 import re
 from urllib.parse import quote
 
@@ -55,13 +54,8 @@ class VultrSpider(PriceSpider):
                               cb_kwargs={"field": field, "first_url": first_url or url})
 
     def parse_page(self, response, field, first_url):
-        try:
-            data = json.loads(response.text)
-            plans = data[field]
-            if not isinstance(plans, list):
-                raise TypeError(f"{field} is {type(plans).__name__}")
-        except (ValueError, KeyError, TypeError) as exc:
-            self.layout_error(f"{response.url}: expected a JSON object with a '{field}' list ({exc!r})")
+        data, plans = self.json_member(response, field, list)
+        if plans is None:
             plans, data = [], {}
         for plan in plans:
             if field == "plans":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -28,6 +29,17 @@ def connect(path: str | os.PathLike, read_only: bool = False) -> duckdb.DuckDBPy
     con = duckdb.connect(str(path), read_only=read_only)
     con.execute("SET TimeZone = 'UTC'")
     return con
+
+
+@contextmanager
+def session(path: str | os.PathLike):
+    """A read-write connection for one step of a run, closed when the step ends (DuckDB allows
+    one writer per file: steps never hold the lock longer than they need it)."""
+    con = connect(path)
+    try:
+        yield con
+    finally:
+        con.close()
 
 
 def migrations() -> list[tuple[int, str, str]]:
