@@ -4,6 +4,7 @@ recorded responses."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -16,6 +17,10 @@ from pricewatch.captures import load_exchanges
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "captures"
 CAPTURES_SRC = CAPTURES / "src"
+
+# Prefect's temporary server logs its own shutdown at interpreter exit, after pytest has closed
+# the captured streams; without this every run ends in a harmless "--- Logging error ---" dump.
+logging.raiseExceptions = False
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
