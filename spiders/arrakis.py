@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import re
 
-import scrapy
-
 from spiders import mdpage
 from spiders.base import PriceSpider
 from spiders.items import OfferItem, SourceFactItem
@@ -38,10 +36,7 @@ LISTED = re.compile(r"^(\d{4})年(\d{1,2})月(\d{1,2})日 (\d{1,2}):(\d{2}) UTC 
 class ArrakisSpider(PriceSpider):
     name = "arrakis"
     allowed_domains = ["arrakis.cloud"]
-    price_url = "https://arrakis.cloud/ja/gpus.html.md"
-
-    async def start(self):
-        yield scrapy.Request(self.price_url, callback=self.parse, errback=self.request_failed)
+    pricing_url = "https://arrakis.cloud/ja/gpus.html.md"
 
     def parse(self, response):
         url = response.url

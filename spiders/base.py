@@ -8,9 +8,20 @@ import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
 
+def text_of(sel, xpath: str = ".//text()") -> str:
+    """All text under a selector, whitespace collapsed (markup splits cells into many nodes)."""
+    return " ".join(" ".join(sel.xpath(xpath).getall()).split())
+
+
 class PriceSpider(scrapy.Spider):
     #: True for aggregators that re-publish other clouds' offers (never "a provider" of its own).
     is_aggregator = False
+    #: The one page a single-page spider reads (`-a pricing_url=...` points a test at a stand-in).
+    pricing_url: str | None = None
+
+    async def start(self):
+        # Spiders reading several documents or an API define their own start().
+        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def layout_error(self, message: str) -> None:
         """The page no longer looks like what the parser knows: say what is missing."""

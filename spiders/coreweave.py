@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import re
 
-import scrapy
-
-from spiders.base import PriceSpider
+from spiders.base import PriceSpider, text_of
 from spiders.items import OfferItem
 
 ROWS = '//div[@role="listitem"][contains(concat(" ", normalize-space(@class), " "), " table-row-v2 ")]'
@@ -31,16 +29,14 @@ PRICE_LABELS = {"on-demand price": "on-demand", "spot price": "spot"}
 
 
 def text(sel) -> str:
-    return " ".join(" ".join(sel.xpath(".//text()[not(ancestor::sup)]").getall()).split())
+    # Footnote markers (<sup>1</sup>) are not part of a value: "4<sup>1</sup>" is 4 GPUs.
+    return text_of(sel, ".//text()[not(ancestor::sup)]")
 
 
 class CoreWeaveSpider(PriceSpider):
     name = "coreweave"
     allowed_domains = ["coreweave.com"]
     pricing_url = "https://www.coreweave.com/pricing"
-
-    async def start(self):
-        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
         rows = response.xpath(ROWS)

@@ -22,8 +22,6 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-import scrapy
-
 from spiders import mdpage
 from spiders.base import PriceSpider
 from spiders.items import OfferItem, SourceFactItem
@@ -38,10 +36,7 @@ DATED = re.compile(r"^価格更新日：(\d{4}-\d{2}-\d{2})$")
 class GpuWithCryptoSpider(PriceSpider):
     name = "gpuwithcrypto"
     allowed_domains = ["gpuwithcrypto.com"]
-    price_url = "https://gpuwithcrypto.com/ja/gpus.html.md"
-
-    async def start(self):
-        yield scrapy.Request(self.price_url, callback=self.parse, errback=self.request_failed)
+    pricing_url = "https://gpuwithcrypto.com/ja/gpus.html.md"
 
     def parse(self, response):
         url = response.url

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import re
 
-import scrapy
-
-from spiders.base import PriceSpider
+from spiders.base import PriceSpider, text_of
 from spiders.items import OfferItem
 
 MODEL_HEADER = "GPU Model"
@@ -23,17 +21,10 @@ UNIT = re.compile(r"per GPU\s*/\s*hour|per GPU per hour", re.I)
 NEEDS_SALES = re.compile(r"\bcontact (?:us|sales)\b", re.I)
 
 
-def text(sel) -> str:
-    return " ".join(" ".join(sel.xpath(".//text()").getall()).split())
-
-
 class HyperstackSpider(PriceSpider):
     name = "hyperstack"
     allowed_domains = ["hyperstack.cloud"]
     pricing_url = "https://www.hyperstack.cloud/gpu-pricing"
-
-    async def start(self):
-        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
         tables = response.xpath(f'//table[.//th[normalize-space()="{MODEL_HEADER}"]]')
@@ -52,7 +43,7 @@ class HyperstackSpider(PriceSpider):
         yield from offers
 
     def _table_offers(self, response, table) -> list[OfferItem] | None:
-        headers = [text(th) for th in table.xpath(".//thead//th | .//tr[1][not(ancestor::thead)][th]/th")]
+        headers = [text_of(th) for th in table.xpath(".//thead//th | .//tr[1][not(ancestor::thead)][th]/th")]
         price_cols = [i for i, h in enumerate(headers) if "price" in h.lower()]
         if len(price_cols) != 1:
             self.layout_error(f"{response.url}: table {headers} has no single price column")
@@ -63,12 +54,12 @@ class HyperstackSpider(PriceSpider):
             self.layout_error(f"{response.url}: price column {price_header!r} does not say "
                               "On-Demand/Reserved/Spot and 'per GPU/hour'")
             return None
-        section = text(table.xpath("ancestor::section[1]//p"))
+        section = text_of(table.xpath("ancestor::section[1]//p"))
         model_col, vram_col = headers.index(MODEL_HEADER), next(
             (i for i, h in enumerate(headers) if h.upper().startswith("VRAM")), None)
         offers = []
         for row in table.xpath(".//tbody/tr[td]"):
-            cells = [text(td) for td in row.xpath("./td")]
+            cells = [text_of(td) for td in row.xpath("./td")]
             if len(cells) != len(headers):
                 self.layout_error(f"{response.url}: row {cells} has {len(cells)} cells for "
                                   f"{len(headers)} columns {headers}")

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import re
 
-import scrapy
-
-from spiders.base import PriceSpider
+from spiders.base import PriceSpider, text_of
 from spiders.items import OfferItem
 
 ANCHOR = "Instances pricing"
@@ -25,17 +23,10 @@ PRICE_LABEL = "PRICE/GPU/HR"  # printed with a footnote star: "PRICE/GPU/HR*"
 TAB = re.compile(r"^(\d+)\s*x$", re.I)
 
 
-def cell_text(sel) -> str:
-    return " ".join(" ".join(sel.xpath(".//text()").getall()).split())
-
-
 class LambdaCloudSpider(PriceSpider):
     name = "lambda_cloud"
     allowed_domains = ["lambda.ai"]
     pricing_url = "https://lambda.ai/pricing"
-
-    async def start(self):
-        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
         anchor = response.xpath(f'//h2[normalize-space()="{ANCHOR}"]')
@@ -68,7 +59,7 @@ class LambdaCloudSpider(PriceSpider):
         """The tab labelling the panel says how many GPUs each of its rows has ("8x")."""
         panel_id = panel.attrib.get("id", "")
         tab = response.xpath(f'//*[@role="tab"][@aria-controls="{panel_id}"]') if panel_id else []
-        label = cell_text(tab[0]) if tab else ""
+        label = text_of(tab[0]) if tab else ""
         m = TAB.match(label)
         if not m:
             self.layout_error(f"{response.url}: tab panel {panel_id or '(no id)'} has no 'Nx' tab "
@@ -79,7 +70,7 @@ class LambdaCloudSpider(PriceSpider):
     def _offer(self, response, row, count) -> tuple[OfferItem, str | None] | None:
         """The row's offer and its vCPU cell, or None after reporting what the row lacks."""
         plan = row.attrib["data-plan"].strip()
-        cells = {td.attrib.get("data-label", "").strip(): cell_text(td) for td in row.xpath("./td")}
+        cells = {td.attrib.get("data-label", "").strip(): text_of(td) for td in row.xpath("./td")}
         price_labels = [label for label in cells if label.upper().startswith(PRICE_LABEL)]
         if len(price_labels) != 1:
             self.layout_error(f"{response.url}: row {count}x {plan!r} has no single "

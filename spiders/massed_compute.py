@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import re
 
-import scrapy
-
 from spiders.base import PriceSpider
 from spiders.items import OfferItem
 
@@ -83,9 +81,6 @@ class MassedComputeSpider(PriceSpider):
     name = "massed_compute"
     allowed_domains = ["vm.massedcompute.com", "massedcompute.com"]
     pricing_url = "https://vm.massedcompute.com/pricing"
-
-    async def start(self):
-        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
         stream = flight_stream(response.text)

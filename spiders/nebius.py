@@ -26,8 +26,6 @@ import json
 import re
 from datetime import date, datetime, timezone
 
-import scrapy
-
 from spiders.base import PriceSpider
 from spiders.items import OfferItem, SourceFactItem
 
@@ -82,9 +80,6 @@ class NebiusSpider(PriceSpider):
     name = "nebius"
     allowed_domains = ["nebius.com"]
     pricing_url = "https://nebius.com/prices"
-
-    async def start(self):
-        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
         scripts = response.xpath('//script[@id="__NEXT_DATA__" or @type="application/json"]/text()').getall()

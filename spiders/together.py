@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import re
 
-import scrapy
-
-from spiders.base import PriceSpider
+from spiders.base import PriceSpider, text_of
 from spiders.items import OfferItem
 
 START, END = "gpu-clusters", "sandbox"
@@ -32,17 +30,10 @@ UNIT_NOTE = re.compile(r"per GPU per hour", re.I)
 SELF_SERVICE_MAX_MINIMUM = 8
 
 
-def text(sel) -> str:
-    return " ".join(" ".join(sel.xpath(".//text()").getall()).split())
-
-
 class TogetherSpider(PriceSpider):
     name = "together"
     allowed_domains = ["together.ai"]
     pricing_url = "https://www.together.ai/pricing"
-
-    async def start(self):
-        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
         url = response.url
@@ -57,7 +48,7 @@ class TogetherSpider(PriceSpider):
             self.layout_error(f"{url}: GPU Clusters no longer says 'All prices are per GPU per hour'")
             return
         header = response.xpath(f"//tr[th]{IN_SECTION}")
-        columns = [text(c).lower().replace(" ", "-") for c in header[0].xpath("./th")] if header else []
+        columns = [text_of(c).lower().replace(" ", "-") for c in header[0].xpath("./th")] if header else []
         if "on-demand" not in columns:
             self.layout_error(f"{url}: GPU Clusters table has no 'ON-Demand' column (headers: {columns})")
             return
@@ -65,13 +56,13 @@ class TogetherSpider(PriceSpider):
         found = 0
         for row in response.xpath(f"//tr[td]{IN_SECTION}"):
             cells = row.xpath("./td")
-            hardware = text(cells[0].xpath("./p[1]"))
+            hardware = text_of(cells[0].xpath("./p[1]"))
             minimum = next((n for name, n in minimums.items() if name in hardware), None)
             found += 1
             for column, cell in zip(columns[1:], cells[1:]):
                 if column not in COLUMNS:
                     continue
-                value = text(cell)
+                value = text_of(cell)
                 if value.lower() in NOT_OFFERED:
                     continue
                 billing, tier = COLUMNS[column]
@@ -89,7 +80,7 @@ class TogetherSpider(PriceSpider):
         """{"HGX B200": 256} from notes such as "HGX B200 clusters: 256-GPU minimum."."""
         out = {}
         for note in response.xpath(f"//p[not(ancestor::table)]{IN_SECTION}"):
-            note_text = text(note)
+            note_text = text_of(note)
             m = MINIMUM.search(note_text)
             if m:
                 subject = note_text[:m.start()].split(":")[0].replace("clusters", "").strip()

@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import re
 
-import scrapy
-
 from spiders.base import PriceSpider
 from spiders.items import OfferItem
 
@@ -50,9 +48,6 @@ class VerdaSpider(PriceSpider):
     name = "verda"
     allowed_domains = ["verda.com", "datacrunch.io"]
     pricing_url = "https://verda.com/pricing"
-
-    async def start(self):
-        yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
     def parse(self, response):
         blocks = response.xpath('//script[@type="application/ld+json"]/text()').getall()

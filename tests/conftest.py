@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from pytest_httpserver import HTTPServer
 
 from pricewatch import collect
 from pricewatch.archive import write_exchanges
@@ -61,3 +62,23 @@ def crawl(tmp_path_factory):
         return cache[key]
 
     return _crawl
+
+
+# A live crawl against a local stand-in for the provider: the stand-in is not the provider's
+# domain, so the offsite filter is off; everything else is the live path (WARC archiving on).
+STANDIN_SETTINGS = {
+    "DOWNLOADER_MIDDLEWARES": {"spiders.middlewares.WarcArchiveMiddleware": 950,
+                               "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None},
+    "AUTOTHROTTLE_ENABLED": False,
+}
+
+
+@pytest.fixture
+def standin():
+    """A local HTTP server standing in for a provider. Our own, not pytest-httpserver's
+    session-wide `httpserver`: live-crawl tests stop it to prove the replay is offline."""
+    server = HTTPServer(host="127.0.0.1", port=0)
+    server.start()
+    yield server
+    if server.is_running():
+        server.stop()

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import datetime, timezone
 from decimal import ROUND_HALF_UP, Decimal
 from hashlib import sha256
@@ -16,11 +14,10 @@ from pathlib import Path
 
 import pytest
 from parsel import Selector
-from pytest_httpserver import HTTPServer
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect
-from tests.conftest import CAPTURES, ROOT, source_exchanges
+from tests.conftest import CAPTURES, STANDIN_SETTINGS, source_exchanges
 
 CHROMIUM = os.environ.get("PRICEWATCH_CHROMIUM", "/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
@@ -170,16 +167,6 @@ def test_a_page_that_first_answers_503_is_retried_in_the_browser(crawl, make_war
         sha256(body_of(PAGE)).hexdigest()}
 
 
-@pytest.fixture
-def standin():
-    """A server of our own: the test stops it, and pytest-httpserver's `httpserver` is one
-    server shared by the whole session."""
-    server = HTTPServer(host="127.0.0.1")
-    server.start()
-    yield server
-    if server.is_running():
-        server.stop()
-
 
 def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_path, standin):
     """A live crawl from a local stand-in server: the page, stylesheet, script and JSON are
@@ -191,16 +178,11 @@ def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_
         path = ex["url"].split("/", 3)[3]
         standin.expect_request(f"/{path}").respond_with_data(ex["body"], content_type=ex["headers"]["Content-Type"])
     url = standin.url_for("/pricing")
-    archive, items_path = tmp_path / "archive", tmp_path / "live.jsonl"
-    # The stand-in server is not the provider's domain.
-    middlewares = {"spiders.middlewares.WarcArchiveMiddleware": 950,
-                   "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None}
-    subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "jarvislabs", "-a", f"pricing_url={url}",
-         "-O", f"{items_path}:jsonlines", "-s", f"PRICEWATCH_ARCHIVE_DIR={archive}", "-s", "LOG_LEVEL=WARNING",
-         "-s", f"DOWNLOADER_MIDDLEWARES={json.dumps(middlewares)}", "-s", "AUTOTHROTTLE_ENABLED=False"],
-        cwd=ROOT, check=True, timeout=180, env={**os.environ, "SCRAPY_SETTINGS_MODULE": "spiders.settings"})
-    live = [json.loads(line) for line in items_path.read_text().splitlines()]
+    archive = tmp_path / "archive"
+    result = collect.run_crawl("jarvislabs", tmp_path / "live", archive_dir=archive,
+                               spider_args={"pricing_url": url}, settings=STANDIN_SETTINGS)
+    assert result.returncode == 0, result.log_tail
+    live = result.items
     warcs = list((archive / datetime.now(timezone.utc).strftime("%Y-%m-%d")).glob("jarvislabs-*.warc.gz"))
     assert len(warcs) == 1  # one file per crawl, shared by robots.txt and the browser
     with open(warcs[0], "rb") as fh:
@@ -221,13 +203,10 @@ def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_
     assert {i["capture"]["source_url"] for i in live if i["billing"] == "spot"} == {standin.url_for("/misc/server_meta")}
 
     standin.stop()  # the replay must not need the network
-    replayed = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "jarvislabs", "-a", f"pricing_url={url}",
-         "-O", f"{tmp_path / 'replay.jsonl'}:jsonlines", "-s", f"PRICEWATCH_REPLAY={warcs[0]}",
-         "-s", "LOG_LEVEL=WARNING", "-s", f"DOWNLOADER_MIDDLEWARES={json.dumps(middlewares)}"],
-        cwd=ROOT, check=True, timeout=180, env={**os.environ, "SCRAPY_SETTINGS_MODULE": "spiders.settings"})
-    assert replayed.returncode == 0
-    again = [json.loads(line) for line in (tmp_path / "replay.jsonl").read_text().splitlines()]
+    replayed = collect.run_crawl("jarvislabs", tmp_path / "replay", replay=warcs[0],
+                                 spider_args={"pricing_url": url}, settings=STANDIN_SETTINGS)
+    assert replayed.returncode == 0, replayed.log_tail
+    again = replayed.items
 
     def strip(items):
         return sorted((i["offer_key"], i["price_per_hour"], i["price_text"], i["capture"]["warc_record_id"])

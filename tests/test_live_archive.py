@@ -3,43 +3,23 @@ archives every response to a dated WARC file; replaying that file yields the sam
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from datetime import datetime, timezone
 
-import pytest
-from pytest_httpserver import HTTPServer
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect
-from tests.conftest import ROOT, source_exchanges
+from tests.conftest import STANDIN_SETTINGS, source_exchanges
 
 
-@pytest.fixture
-def httpserver():
-    """Our own server (not the session-wide one): this test stops it to prove replay is offline."""
-    server = HTTPServer(host="127.0.0.1", port=0)
-    server.start()
-    yield server
-    if server.is_running():
-        server.stop()
-
-
-def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_path, httpserver):
+def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_path, standin):
     page = source_exchanges("2026-10-29", "massed_compute")[0]["body"]
-    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
-    httpserver.expect_request("/pricing").respond_with_data(page, content_type="text/html; charset=utf-8")
-    archive, items = tmp_path / "archive", tmp_path / "items.jsonl"
-    middlewares = {"spiders.middlewares.WarcArchiveMiddleware": 950,
-                   # the stand-in server is not the provider's domain
-                   "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None}
-    subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "massed_compute", "-a", f"pricing_url={httpserver.url_for('/pricing')}",
-         "-O", f"{items}:jsonlines", "-s", f"PRICEWATCH_ARCHIVE_DIR={archive}", "-s", "LOG_LEVEL=WARNING",
-         "-s", f"DOWNLOADER_MIDDLEWARES={json.dumps(middlewares)}"],
-        cwd=ROOT, check=True, env={**os.environ, "SCRAPY_SETTINGS_MODULE": "spiders.settings"}, timeout=120)
+    standin.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
+    standin.expect_request("/pricing").respond_with_data(page, content_type="text/html; charset=utf-8")
+    archive = tmp_path / "archive"
+    spider_args = {"pricing_url": standin.url_for("/pricing")}
+    result = collect.run_crawl("massed_compute", tmp_path / "live", archive_dir=archive,
+                               spider_args=spider_args, settings=STANDIN_SETTINGS)
+    assert result.returncode == 0, result.log_tail
     today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     warcs = list((archive / today).glob("massed_compute-*.warc.gz"))
     assert len(warcs) == 1
@@ -48,15 +28,14 @@ def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_p
                     r.http_headers.get_statuscode() if r.rec_type == "response" else None)
                    for r in ArchiveIterator(fh)]
     # robots.txt and the page, each as a response plus the request that asked for it.
-    assert ("response", httpserver.url_for("/pricing"), "200") in records
-    assert ("response", httpserver.url_for("/robots.txt"), "200") in records
+    assert ("response", standin.url_for("/pricing"), "200") in records
+    assert ("response", standin.url_for("/robots.txt"), "200") in records
     assert sum(1 for r in records if r[0] == "request") == 2
-    live = [json.loads(line) for line in items.read_text().splitlines()]
+    live = result.items
     assert {i["capture"]["warc_file"] for i in live} == {str(warcs[0])}
-    httpserver.stop()  # the replay must not need the network
+    standin.stop()  # the replay must not need the network
     replayed = collect.run_crawl("massed_compute", tmp_path / "replay", replay=warcs[0],
-                                 spider_args={"pricing_url": httpserver.url_for("/pricing")},
-                                 settings={"DOWNLOADER_MIDDLEWARES": middlewares})
+                                 spider_args=spider_args, settings=STANDIN_SETTINGS)
     def strip(items):
         return sorted((i["offer_key"], i["price_per_hour"], i["price_text"]) for i in items)
     assert len(live) == 8 and replayed.report["replay_missing"] == 0
