@@ -17,14 +17,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pandas as pd
-from typing import Literal
-
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import ValidationError
 from scrapy.settings import Settings
 from scrapy.spiderloader import SpiderLoader
 
 from pricewatch import monitors
 from pricewatch.archive import ReplayIndex
+from pricewatch.offers import OfferRecord
 
 SETTINGS_MODULE = "spiders.settings"
 
@@ -123,48 +122,6 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
     return CrawlResult(provider, proc.returncode, items, report, round(duration, 3), tail, facts=facts)
 
 
-class OfferRecord(BaseModel):
-    """What a stored offer must have; a crawl whose items miss any of it is not loaded."""
-
-    provider: str
-    offer_key: str
-    gpu_label: str
-    gpu_count: int
-    form_factor: str
-    billing: Literal["on-demand", "spot", "reserved", "marketplace"]
-    tier: str
-    self_service: bool
-    currency: str
-    price_unit: str
-    is_priced: bool
-    price_per_hour: float | None
-    price_per_gpu_hour: float | None
-    price_text: str | None
-    capture: dict
-
-    @field_validator("offer_key", "gpu_label", "tier", "currency")
-    @classmethod
-    def not_blank(cls, v: str) -> str:
-        if not str(v).strip():
-            raise ValueError("blank")
-        return v
-
-    @field_validator("gpu_count")
-    @classmethod
-    def positive(cls, v: int) -> int:
-        if v < 1:
-            raise ValueError("must be >= 1")
-        return v
-
-    @field_validator("capture")
-    @classmethod
-    def has_evidence(cls, v: dict) -> dict:
-        missing = [k for k in ("warc_file", "warc_record_id", "body_sha256", "source_url") if not v.get(k)]
-        if missing:
-            raise ValueError(f"capture reference lacks {', '.join(missing)}")
-        return v
-
-
 @dataclass
 class ProviderOutcome:
     provider: str
@@ -187,24 +144,25 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
     parsed but fails a run monitor (see pricewatch/monitors.py) is *suspect*."""
     p, report = result.provider, result.report
     base = dict(provider=p, report=report, duration_s=result.duration_s, attempts=result.attempts)
-    warnings = [f"unknown GPU label {label!r} (not in warehouse/gpu_catalog.yaml)"
+    # An unknown label is news (stored with gpu_model NULL, alerted once), not a fault.
+    warnings = [f"new GPU label {label!r} (not in warehouse/gpu_catalog.yaml)"
                 for label in report.get("unknown_labels", [])]
     if result.returncode != 0 or not report:
         return ProviderOutcome(status="failed", error=f"{p}: crawl did not finish "
                                f"(exit {result.returncode}): {result.log_tail[-500:]}", **base)
     problems = []
     if report.get("layout_errors"):
-        problems.append("layout changed: " + "; ".join(report["layout_errors"]))
+        problems.append("layout changed: " + summarize(report["layout_errors"]))
     if report.get("failed_urls"):
-        problems.append("requests failed: " + "; ".join(report["failed_urls"]))
+        problems.append("requests failed: " + summarize(report["failed_urls"]))
     if report.get("replay_missing"):
         problems.append(f"{report['replay_missing']} request(s) not found in the replay archive")
     if report.get("conflicting_duplicates"):
-        problems.append("same offer with two prices: " + "; ".join(report["conflicting_duplicates"]))
+        problems.append("same offer with two prices: " + summarize(report["conflicting_duplicates"]))
     if report.get("spider_exceptions"):
-        problems.append(f"{report['spider_exceptions']} parser exception(s)")
+        problems.append(f"{report['spider_exceptions']} parser exception(s) (see the crawl log)")
     if not result.items and not problems:
-        problems.append("no offers parsed (page layout changed?)")
+        problems.append("the parser found no offers and reported no layout error")
     invalid: dict[str, int] = {}
     for item in result.items:
         try:
@@ -215,7 +173,7 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
                 invalid[name] = invalid.get(name, 0) + 1
     if invalid:
         problems.append("required fields missing or invalid: " +
-                        ", ".join(f"{k} in {n} offer(s)" for k, n in sorted(invalid.items())))
+                        summarize([f"{k} in {n} offer(s)" for k, n in sorted(invalid.items())]))
     if problems:
         return ProviderOutcome(status="failed", error=f"{p}: " + " | ".join(problems),
                                warnings=warnings, **base)
@@ -225,6 +183,23 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
     return ProviderOutcome(status="suspect" if findings else "ok", offers=result.items, facts=result.facts,
                            warnings=warnings, monitors=findings, observed_at=observed,
                            error=f"{p}: suspect: " + "; ".join(findings) if findings else None, **base)
+
+
+def summarize(messages: list[str], max_lines: int = 4, max_chars: int = 160) -> str:
+    """Distinct messages once each, with a count when repeated, each cut to a readable length:
+    39 offers with the same fault are one line "(x39)", never 39 lines."""
+    counts: dict[str, int] = {}
+    for m in messages:
+        m = " ".join(str(m).split())
+        counts[m] = counts.get(m, 0) + 1
+    lines = []
+    for m, n in list(counts.items())[:max_lines]:
+        text = m if len(m) <= max_chars else m[: max_chars - 1].rstrip() + "…"
+        lines.append(text + (f" (x{n})" if n > 1 else ""))
+    rest = len(counts) - max_lines
+    if rest > 0:
+        lines.append(f"and {rest} more distinct problem(s)")
+    return "; ".join(lines)
 
 
 def run_identity(mode: str, observed_at: datetime, outcomes: list[ProviderOutcome], started: datetime) -> str:

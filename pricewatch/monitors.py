@@ -1,6 +1,7 @@
 """Run monitors (in the spirit of spidermon): a crawl that parsed but looks wrong is *suspect*.
 
-A suspect provider run keeps its offers as evidence, but they are not the latest prices:
+Unknown GPU labels are not a finding: a new GPU on a provider's page is news (an alert), and
+the offers with labels we know still become the latest. A suspect provider run keeps its offers as evidence, but they are not the latest prices:
 they cannot move a "cheapest" claim or raise a price alert until a run passes again.
 """
 
@@ -17,7 +18,6 @@ class MonitorConfig:
     item_count_tolerance: float = float(os.environ.get("PRICEWATCH_MONITOR_ITEM_TOLERANCE", 0.5))
     history_runs: int = 5
     min_priced_share: float = float(os.environ.get("PRICEWATCH_MONITOR_MIN_PRICED_SHARE", 0.5))
-    min_known_gpu_share: float = float(os.environ.get("PRICEWATCH_MONITOR_MIN_KNOWN_GPU_SHARE", 0.8))
     max_http_errors: int = int(os.environ.get("PRICEWATCH_MONITOR_MAX_HTTP_ERRORS", 3))
 
 
@@ -38,11 +38,6 @@ def check(provider: str, offers: list[dict], report: dict, previous_counts: list
         priced = sum(1 for o in offers if o.get("is_priced")) / n
         if priced < config.min_priced_share:
             findings.append(f"only {priced:.0%} of offers have a price (minimum {config.min_priced_share:.0%})")
-        known = sum(1 for o in offers if o.get("gpu_model")) / n
-        if known < config.min_known_gpu_share:
-            findings.append(f"only {known:.0%} of GPU labels are in the catalog "
-                            f"(minimum {config.min_known_gpu_share:.0%}); unknown: "
-                            + ", ".join(report.get("unknown_labels", [])))
     errors = sum(int(v) for k, v in report.get("http_status_counts", {}).items()
                  if int(k) >= 500 or int(k) in (403, 429))
     if errors > config.max_http_errors:

@@ -1,16 +1,76 @@
-"""What every provider spider shares: layout errors and failed requests go into the crawl report."""
+"""What every provider spider shares: the parser contract, layout errors and failed requests.
+
+A spider's parsing is a plain function from a document (or several) to a :class:`Parsed`:
+the offers it found, the facts it read, and one message per distinct layout problem. The
+spider fetches, calls the parser and hands its result to :meth:`PriceSpider.emit`; tests call
+the parser in-process on recorded documents (see ``tests/inprocess.py``) and run its offers
+through the same item pipelines a crawl uses.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
+
+from spiders.items import OfferItem, SourceFactItem
 
 
 def text_of(sel, xpath: str = ".//text()") -> str:
     """All text under a selector, whitespace collapsed (markup splits cells into many nodes)."""
     return " ".join(" ".join(sel.xpath(xpath).getall()).split())
+
+
+@dataclass
+class Parsed:
+    """What a parser read from a document: offers (OfferItem fields, without provider and
+    capture), source facts, and layout errors (one message per distinct problem)."""
+
+    offers: list[dict] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    facts: list[dict] = field(default_factory=list)
+
+    def offer(self, **fields) -> dict:
+        self.offers.append(fields)
+        return fields
+
+    def error(self, message: str) -> None:
+        self.errors.append(message)
+
+    def extend(self, other: "Parsed") -> "Parsed":
+        self.offers += other.offers
+        self.errors += other.errors
+        self.facts += other.facts
+        return self
+
+
+def load_json(text: str | bytes, what: str, parsed: Parsed):
+    """A JSON document, or None after a layout error. Duplicate keys are an error, not a
+    silent "last one wins": a price printed twice with two values is not a price."""
+    def no_duplicates(pairs):
+        keys = [k for k, _ in pairs]
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            raise ValueError(f"duplicate key(s) {', '.join(map(repr, dup[:3]))}")
+        return dict(pairs)
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except ValueError as exc:
+        parsed.error(f"{what}: not a JSON document we can read ({str(exc)[:120]})")
+        return None
+
+
+def json_member(document, key: str, kind: type, what: str, parsed: Parsed):
+    """document[key] when it is a ``kind`` (list or dict), else None after one layout error
+    naming what was expected: an API that changed shape must fail, not yield nothing."""
+    name = "list" if kind is list else "object"
+    if not isinstance(document, dict) or not isinstance(document.get(key), kind):
+        got = type(document.get(key)).__name__ if isinstance(document, dict) and key in document else "nothing"
+        parsed.error(f"{what}: expected a JSON object with a '{key}' {name}, found {got}")
+        return None
+    return document[key]
 
 
 class PriceSpider(scrapy.Spider):
@@ -23,6 +83,24 @@ class PriceSpider(scrapy.Spider):
         # Spiders reading several documents or an API define their own start().
         yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
 
+    def emit(self, parsed: Parsed, capture: dict | None = None):
+        """Items of a parser's result, its errors into the crawl report. ``capture``: the
+        evidence of a multi-document join (default: the response the spider is parsing)."""
+        for message in parsed.errors:
+            self.layout_error(message)
+        for fields in parsed.offers:
+            item = OfferItem(provider=self.name, **fields)
+            if self.is_aggregator:
+                item.setdefault("is_aggregator", True)
+            if capture and not item.get("capture"):
+                item["capture"] = capture
+            yield item
+        for fields in parsed.facts:
+            fact = SourceFactItem(provider=self.name, **fields)
+            if capture and not fact.get("capture"):
+                fact["capture"] = capture
+            yield fact
+
     def layout_error(self, message: str) -> None:
         """The page no longer looks like what the parser knows: say what is missing."""
         self.logger.error("layout: %s", message)
@@ -30,18 +108,13 @@ class PriceSpider(scrapy.Spider):
         self.crawler.stats.set_value("pricewatch/layout_errors", errors + [message])
 
     def json_member(self, response, key: str, kind: type):
-        """(document, document[key]) of a JSON answer, or (None, None) after a layout error
-        naming what was expected: an API that changed shape must fail, not yield nothing."""
-        what = "list" if kind is list else "object"
-        try:
-            document = json.loads(response.text)
-            member = document[key]
-            if not isinstance(member, kind):
-                raise TypeError(f"{key} is {type(member).__name__}")
-        except (ValueError, KeyError, TypeError) as exc:
-            self.layout_error(f"{response.url}: expected a JSON object with a '{key}' {what} ({exc!r})")
-            return None, None
-        return document, member
+        """(document, document[key]) of a JSON answer, or (None, None) after a layout error."""
+        parsed = Parsed()
+        document = load_json(response.text, response.url, parsed)
+        member = json_member(document, key, kind, response.url, parsed) if document is not None else None
+        for message in parsed.errors:
+            self.layout_error(message)
+        return (document, member) if member is not None else (None, None)
 
     def request_failed(self, failure):
         """Errback: a request that failed for good (after retries) is named in the report."""

@@ -24,25 +24,29 @@ class CrawlReport:
         return ext
 
     def spider_closed(self, spider, reason):
-        stats = self.crawler.stats.get_stats()
-        statuses = {k.rsplit("/", 1)[-1]: v for k, v in stats.items()
-                    if k.startswith("downloader/response_status_count/")}
-        report = {
-            "provider": spider.name,
-            "finish_reason": reason,
-            "items": stats.get("item_scraped_count", 0),
-            "duplicates_dropped": stats.get("pricewatch/duplicates_dropped", 0),
-            "conflicting_duplicates": stats.get("pricewatch/conflicting_duplicates", []),
-            "unknown_labels": stats.get("pricewatch/unknown_labels", []),
-            "layout_errors": stats.get("pricewatch/layout_errors", []),
-            "http_status_counts": statuses,
-            "retries": stats.get("retry/count", 0),
-            "retry_gave_up": stats.get("retry/max_reached", 0),
-            "download_errors": stats.get("downloader/exception_count", 0),
-            "spider_exceptions": stats.get("spider_exceptions/count", 0),
-            "replay_missing": stats.get("pricewatch/replay_missing", 0),
-            "warc_files": stats.get("pricewatch/warc_files", []),
-            "failed_urls": stats.get("pricewatch/failed_urls", []),
-        }
+        report = crawl_report(self.crawler.stats.get_stats(), spider.name, reason)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(report, indent=2, default=str))
+
+
+def crawl_report(stats: dict, provider: str, reason: str = "finished") -> dict:
+    """The crawl report from a crawl's stats (also used by in-process parser tests)."""
+    statuses = {k.rsplit("/", 1)[-1]: v for k, v in stats.items()
+                if k.startswith("downloader/response_status_count/")}
+    return {
+        "provider": provider,
+        "finish_reason": reason,
+        "items": stats.get("item_scraped_count", 0),
+        "duplicates_dropped": stats.get("pricewatch/duplicates_dropped", 0),
+        "conflicting_duplicates": stats.get("pricewatch/conflicting_duplicates", []),
+        "unknown_labels": stats.get("pricewatch/unknown_labels", []),
+        "layout_errors": stats.get("pricewatch/layout_errors", []),
+        "http_status_counts": statuses,
+        "retries": stats.get("retry/count", 0),
+        "retry_gave_up": stats.get("retry/max_reached", 0),
+        "download_errors": stats.get("downloader/exception_count", 0),
+        "spider_exceptions": stats.get("spider_exceptions/count", 0),
+        "replay_missing": stats.get("pricewatch/replay_missing", 0),
+        "warc_files": stats.get("pricewatch/warc_files", []),
+        "failed_urls": stats.get("pricewatch/failed_urls", []),
+    }

@@ -5,14 +5,16 @@ from __future__ import annotations
 from scrapy.exceptions import DropItem
 
 from pricewatch.catalog import load_catalog
-from spiders.items import OfferItem
+from pricewatch.offers import nominal_vram, offer_key
 from pricewatch.prices import parse_price, per_hour_prices
+from spiders.items import OfferItem
 
 
 class NormalizeOfferPipeline:
-    """Canonical GPU model, VRAM, form factor; prices per instance-hour and per GPU-hour.
+    """Offer key, canonical GPU model, VRAM, form factor; prices per instance-hour and per GPU-hour.
 
-    An unknown GPU label is kept (gpu_model None) and listed in the crawl report; a price that
+    The key is built from the offer's identity fields (pricewatch/offers.py), with the VRAM the
+    source states read as its nominal size (269 -> 288 GB, 81559 MiB -> 80 GB). An unknown GPU label is kept (gpu_model None) and listed in the crawl report; a price that
     is not a number is kept as unpriced with its raw text.
     """
 
@@ -35,7 +37,9 @@ class NormalizeOfferPipeline:
         item.setdefault("reserved_term", None)
         if not item.get("tier"):
             item["tier"] = item.get("billing")
-        vram_hint = item.get("vram_gb")
+        vram_hint = nominal_vram(item.get("vram_gb"))
+        item["vram_gb"] = vram_hint
+        item["offer_key"] = offer_key(item)
         match = self.catalog.resolve(item["gpu_label"], vram_hint)
         if match is None:
             item["gpu_model"] = None
@@ -44,7 +48,9 @@ class NormalizeOfferPipeline:
                 self.stats.set_value("pricewatch/unknown_labels", labels + [item["gpu_label"]])
         else:
             item["gpu_model"] = match.model
-            item["vram_gb"] = vram_hint or match.vram_gb
+            # A reported size close to the model's (a 141 GB H200 printed as 143) is the model's.
+            near = vram_hint and abs(vram_hint - match.vram_gb) <= 0.12 * match.vram_gb
+            item["vram_gb"] = match.vram_gb if (not vram_hint or near) else vram_hint
             if not item.get("form_factor"):
                 item["form_factor"] = match.form_factor
         item.setdefault("form_factor", "unknown")

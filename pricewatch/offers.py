@@ -1,0 +1,105 @@
+"""The one offer record: what identifies an offer, and what a stored offer must have.
+
+Spiders fill the source fields (see ``spiders/items.py``); the normalize pipeline builds the
+offer key from the identity fields with :func:`offer_key`, so two rows that differ in
+anything that tells offers apart (GPU count, VRAM, billing, tier, term, region, the
+provider's own id) can never share a key, and two copies of one row always do.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, field_validator
+
+BILLINGS = ("on-demand", "spot", "reserved", "marketplace")
+
+#: The fields that tell one offer from another, in key order.
+IDENTITY_FIELDS = ("gpu_count", "sku", "gpu_label", "vram_gb", "billing", "tier", "reserved_term", "region",
+                   "variant")
+
+# Nominal memory sizes of GPUs sold today (GB per GPU). A source that reports 269 GB for a
+# B300 (GiB, or memory minus a reserve) or 81559 MiB for an H100 means one of these.
+NOMINAL_VRAM_GB = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 45, 48, 64, 80, 94, 96, 128, 141, 180, 186,
+                   192, 256, 279, 288)
+
+
+def nominal_vram(value, unit: str = "GB") -> float | None:
+    """The nominal per-GPU memory size a reported figure stands for (GB, or MiB when
+    ``unit`` says so or the figure is too large to be GB); None when it cannot be read.
+    A figure within 7% of a nominal size is that size; any other figure is kept as reported."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        v = float(str(value).strip().upper().removesuffix("GB").removesuffix("GIB").strip())
+    except ValueError:
+        return None
+    if v <= 0:
+        return None
+    if unit.upper() in ("MIB", "MB") or v > 1024:
+        v = v / 1024
+    best = min(NOMINAL_VRAM_GB, key=lambda n: abs(n - v))
+    if abs(best - v) <= 0.07 * best:
+        return float(best)
+    return round(v, 1)
+
+
+def offer_key(item) -> str:
+    """The offer's key, built from its identity fields: ``8x B200 SXM6 180GB on-demand``,
+    ``1x H100 80GB reserved 3 months @us-east``, ``1x H100 SXM 80GB spot/community``."""
+    label = str(item.get("sku") or item["gpu_label"]).strip()
+    parts = [f"{int(item['gpu_count'])}x {label}"]
+    vram = item.get("vram_gb")
+    if vram:
+        parts.append(f"{float(vram):g}GB")
+    billing, tier = item["billing"], item.get("tier") or item["billing"]
+    parts.append(billing if tier == billing else f"{billing}/{tier}")
+    if item.get("reserved_term"):
+        parts.append(str(item["reserved_term"]))
+    if item.get("region"):
+        parts.append(f"@{item['region']}")
+    if item.get("variant"):
+        parts.append(f"#{item['variant']}")
+    return " ".join(parts)
+
+
+class OfferRecord(BaseModel):
+    """What a stored offer must have; a crawl whose items miss any of it is not loaded."""
+
+    provider: str
+    offer_key: str
+    gpu_label: str
+    gpu_count: int
+    form_factor: str
+    billing: Literal["on-demand", "spot", "reserved", "marketplace"]
+    tier: str
+    self_service: bool
+    currency: str
+    price_unit: str
+    is_priced: bool
+    price_per_hour: float | None
+    price_per_gpu_hour: float | None
+    price_text: str | None
+    capture: dict
+
+    @field_validator("offer_key", "gpu_label", "tier", "currency")
+    @classmethod
+    def not_blank(cls, v: str) -> str:
+        if not str(v).strip():
+            raise ValueError("blank")
+        return v
+
+    @field_validator("gpu_count")
+    @classmethod
+    def positive(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError("must be >= 1")
+        return v
+
+    @field_validator("capture")
+    @classmethod
+    def has_evidence(cls, v: dict) -> dict:
+        missing = [k for k in ("warc_file", "warc_record_id", "body_sha256", "source_url") if not v.get(k)]
+        if missing:
+            raise ValueError(f"capture reference lacks {', '.join(missing)}")
+        return v
