@@ -1,24 +1,149 @@
-"""Hyperstack: the public GPU pricing page (static HTML tables), per GPU-hour.
+"""Hyperstack: the public GPU pricing page (``www.hyperstack.cloud/gpu-pricing``), per GPU-hour.
 
-Three GPU tables: on-demand and spot (columns GPU Model, VRAM (GB), Max pCPUs per GPU,
-Max RAM (GB) per GPU, price) and reserved (GPU Model and price only: its rows lack the spec
-cells). Cells are therefore always read by their column's header, never by position, and the
-table's price header says both the billing (On-Demand / Reserved / Spot) and the unit
-("per GPU/hour", checked). The page lists per-GPU prices without a GPU count: one GPU per offer.
-Reservations go through sales ("Contact us to reserve" in that section): not self-service.
+The page (a HubSpot module) has no ``<table>``: each price list is a card
+(``div.page-price_card``) with an ``<h3>`` title, a header row of ``div``s
+(``page-price_card_head``) and one ``div`` row per GPU (``page-price_card_row_item``) whose
+child ``div``s are the cells. Cells are read by their column header, never by position, and a
+row whose cell count differs from its header's is refused.
+
+The GPU cards, in page order, are "On-Demand GPU Pricing", "Reservation Pricing" and
+"Spot VM Pricing"; they are fenced by the "On-Demand CPU Pricing" card, after which come CPU,
+storage, other-service and AI Studio (token) prices, which are not GPU offers. A card before the
+fence that is none of the three is a layout change (an error, not silently skipped). GPU names
+in the navigation, the footer and the "B300s are coming" banner (GB200 NVL72, GB300 NVL72,
+HGX B200, ...) are outside the cards and carry no price: they are not offers.
+
+* On-demand: GPU Model / VRAM (GB) / Max pCPUs per GPU / Max RAM (GB) per GPU / Pricing Per
+  Hour. The unit statement is that header: "Pricing Per Hour" beside specs "per GPU", i.e. a row
+  is one GPU and its price is per GPU-hour (both checked; a changed header is an error).
+  VRAM is stored as printed (GB per GPU); the pCPU/RAM cells must be numbers (a shifted row is
+  refused) but are not stored (no offer field holds them, and no two rows differ by them).
+  The reservation and spot cards print no VRAM: a row there gets the VRAM the on-demand card
+  prints for the identical label (same page), else none (the catalog's figure then applies).
+* Reservation: GPU Model / Starting from / Reserve ("Reserve here" links to a per-GPU
+  reservation request page on www.hyperstack.cloud, not the console; the page asks for contact
+  for longer-term contracts): not self-service. "Starting from" is a FLOOR price for a
+  commitment whose length the page does not state: stored as billing ``reserved`` with tier
+  ``reserved (starting from)`` and ``reserved_term`` None, never as a price for a known term.
+  The card prints no unit of its own; its prices are per GPU-hour like the on-demand card's
+  (the header is checked to be exactly "Starting from", so a unit or term added there fails).
+* Spot: GPU Model / Spot VM (per GPU-hour, same reading; header checked).
+
+The page lists per-GPU prices without a GPU count: one GPU per offer. Prices are USD ("$").
 """
 
 from __future__ import annotations
 
 import re
 
-from spiders.base import PriceSpider, text_of
-from spiders.items import OfferItem
+from parsel import Selector
 
-MODEL_HEADER = "GPU Model"
-BILLING = (("reserved", "reserved"), ("spot", "spot"), ("on-demand", "on-demand"), ("pay as you go", "on-demand"))
-UNIT = re.compile(r"per GPU\s*/\s*hour|per GPU per hour", re.I)
-NEEDS_SALES = re.compile(r"\bcontact (?:us|sales)\b", re.I)
+from spiders.base import Parsed, PriceSpider, text_of
+
+MODEL = "GPU Model"
+FENCE = "On-Demand CPU Pricing"
+
+
+def _cls(name: str) -> str:
+    """XPath predicate: the element's class list has ``name`` (a whole token)."""
+    return f'contains(concat(" ", normalize-space(@class), " "), " {name} ")'
+
+
+CARD = f"//div[{_cls('page-price_card')}]"
+HEAD = f".//div[{_cls('page-price_card_head')}]"
+ROW = f".//div[{_cls('page-price_card_row_item')}]"
+
+# card title -> (billing, tier, price header it must have, self-service)
+SECTIONS = {
+    "On-Demand GPU Pricing": ("on-demand", "on-demand", "Pricing Per Hour", True),
+    "Reservation Pricing": ("reserved", "reserved (starting from)", "Starting from", False),
+    "Spot VM Pricing": ("spot", "spot", "Spot VM", True),
+}
+# On-demand columns besides the model and price; the two "per GPU" ones are the unit statement.
+VRAM, PCPU, RAM = "VRAM (GB)", "Max pCPUs per GPU", "Max RAM (GB) per GPU"
+
+PRICE = re.compile(r"^\$\s?\d+(?:\.\d+)?$")
+NOT_OFFERED = {"", "n/a", "na", "-", "—", "–"}
+ON_REQUEST = re.compile(r"^(?:contact(?: us| sales)?|request(?: a quote)?|on request)$", re.I)
+NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def parse_pricing_page(text: str, url: str) -> Parsed:
+    """Offers of the three GPU cards of the pricing page, or layout errors naming what is missing."""
+    parsed = Parsed()
+    cards = []
+    for card in Selector(text=text).xpath(CARD):
+        title = text_of(card, "(.//h3)[1]//text()")
+        if title == FENCE:
+            break
+        cards.append((title, card))
+    else:
+        parsed.error(f"{url}: no '{FENCE}' card after the GPU pricing cards")
+        return parsed
+    titles = [t for t, _ in cards]
+    for title in SECTIONS:
+        if titles.count(title) != 1:
+            parsed.error(f"{url}: {'no' if not titles.count(title) else 'more than one'} "
+                         f"'{title}' card before '{FENCE}'")
+    unknown = [t for t in titles if t not in SECTIONS]
+    if unknown:
+        parsed.error(f"{url}: unknown pricing card(s) {unknown} before '{FENCE}'")
+    if parsed.errors:
+        return parsed
+    offers = Parsed()
+    for title, card in cards:
+        _card_offers(title, card, url, offers)
+    if offers.errors:
+        return parsed.extend(Parsed(errors=offers.errors))  # nothing from a page we no longer read
+    # Reservation and spot rows print no VRAM: the page's own on-demand figure for the very same
+    # label is used (a label the on-demand card does not list gets none).
+    vram = {o["gpu_label"]: o["vram_gb"] for o in offers.offers if o["billing"] == "on-demand"}
+    for o in offers.offers:
+        if o["vram_gb"] is None:
+            o["vram_gb"] = vram.get(o["gpu_label"])
+    return parsed.extend(offers)
+
+
+def _card_offers(title: str, card, url: str, parsed: Parsed) -> None:
+    billing, tier, price_header, self_service = SECTIONS[title]
+    where = f"{url}: '{title}'"
+    head = card.xpath(HEAD)
+    headers = [text_of(cell) for cell in head[0].xpath("./div")] if head else []
+    wanted = [MODEL, price_header] + ([VRAM, PCPU, RAM] if billing == "on-demand" else [])
+    missing = [h for h in wanted if h not in headers]
+    if missing:
+        parsed.error(f"{where} has no column(s) {missing} (columns {headers})")
+        return
+    rows = card.xpath(ROW)
+    if not rows:
+        parsed.error(f"{where} has no GPU rows")
+        return
+    col = {h: headers.index(h) for h in wanted}
+    for row in rows:
+        cells = [text_of(cell) for cell in row.xpath("./div")]
+        if len(cells) != len(headers):
+            parsed.error(f"{where}: row {cells} has {len(cells)} cells for {len(headers)} columns")
+            return
+        label, price = cells[col[MODEL]], cells[col[price_header]]
+        if not label:
+            parsed.error(f"{where}: a row without a GPU model ({cells})")
+            return
+        if billing == "on-demand":
+            specs = [cells[col[h]] for h in (VRAM, PCPU, RAM)]
+            if not all(NUMBER.match(s) for s in specs):
+                parsed.error(f"{where}: {label} has non-numeric {VRAM}/{PCPU}/{RAM} cells {specs}")
+                return
+        if price.lower() in NOT_OFFERED:
+            continue  # this GPU is not offered on these terms
+        if not (PRICE.match(price) or ON_REQUEST.match(price)):
+            parsed.error(f"{where}: {label} price {price!r} is neither a $ amount nor 'Contact us'")
+            return
+        parsed.offer(
+            gpu_label=label, gpu_count=1,
+            vram_gb=float(cells[col[VRAM]]) if billing == "on-demand" else None,
+            billing=billing, tier=tier, reserved_term=None, self_service=self_service,
+            region=None, currency="USD", price_raw=price, price_unit="gpu_hour", availability=None,
+        )
 
 
 class HyperstackSpider(PriceSpider):
@@ -27,50 +152,4 @@ class HyperstackSpider(PriceSpider):
     pricing_url = "https://www.hyperstack.cloud/gpu-pricing"
 
     def parse(self, response):
-        tables = response.xpath(f'//table[.//th[normalize-space()="{MODEL_HEADER}"]]')
-        if not tables:
-            self.layout_error(f"{response.url}: no pricing table with a '{MODEL_HEADER}' column")
-            return
-        offers = []
-        for table in tables:
-            table_offers = self._table_offers(response, table)
-            if table_offers is None:
-                return  # publish nothing rather than part of a page we no longer understand
-            offers += table_offers
-        if not offers:
-            self.layout_error(f"{response.url}: the '{MODEL_HEADER}' tables have no rows")
-            return
-        yield from offers
-
-    def _table_offers(self, response, table) -> list[OfferItem] | None:
-        headers = [text_of(th) for th in table.xpath(".//thead//th | .//tr[1][not(ancestor::thead)][th]/th")]
-        price_cols = [i for i, h in enumerate(headers) if "price" in h.lower()]
-        if len(price_cols) != 1:
-            self.layout_error(f"{response.url}: table {headers} has no single price column")
-            return None
-        price_header = headers[price_cols[0]]
-        billing = next((b for word, b in BILLING if word in price_header.lower()), None)
-        if billing is None or not UNIT.search(price_header):
-            self.layout_error(f"{response.url}: price column {price_header!r} does not say "
-                              "On-Demand/Reserved/Spot and 'per GPU/hour'")
-            return None
-        section = text_of(table.xpath("ancestor::section[1]//p"))
-        model_col, vram_col = headers.index(MODEL_HEADER), next(
-            (i for i, h in enumerate(headers) if h.upper().startswith("VRAM")), None)
-        offers = []
-        for row in table.xpath(".//tbody/tr[td]"):
-            cells = [text_of(td) for td in row.xpath("./td")]
-            if len(cells) != len(headers):
-                self.layout_error(f"{response.url}: row {cells} has {len(cells)} cells for "
-                                  f"{len(headers)} columns {headers}")
-                return None
-            label, price = cells[model_col], cells[price_cols[0]]
-            vram = re.match(r"^\d+(?:\.\d+)?$", cells[vram_col]) if vram_col is not None else None
-            offers.append(OfferItem(
-                provider=self.name, offer_key=f"{billing}:{label}", gpu_label=label, gpu_count=1,
-                vram_gb=float(vram.group(0)) if vram else None,
-                billing=billing, tier=billing, region=None, currency="USD",
-                self_service=price.startswith("$") and not (billing == "reserved" and NEEDS_SALES.search(section)),
-                price_raw=price or None, price_unit="gpu_hour", availability=None,
-            ))
-        return offers
+        yield from self.emit(parse_pricing_page(response.text, response.url))
