@@ -1,26 +1,176 @@
-"""Lambda: the public pricing page (server-rendered HubSpot HTML), on-demand instances only.
+"""Lambda: the public pricing page (lambda.ai/pricing, HubSpot HTML with server-rendered islands).
 
-Prices are per GPU-hour (column ``PRICE/GPU/HR*``). The instances table sits after the heading
-``Instances pricing`` in tabs 8x / 4x / 2x / 1x that each print the same plan string
-(``data-plan="NVIDIA B200 SXM6"``), so the GPU count comes from the tab that holds the row.
+Two priced sections, each an ``<h2>`` followed by a tab island (``role=tab`` buttons whose
+``aria-controls`` names a ``role=tabpanel``) of tables with rows ``<tr data-plan="...">`` and
+cells ``data-label="..."``. Prices are per GPU-hour in both (column ``PRICE/GPU/HR*``):
 
-Skipped on purpose:
-- the 1-Click Clusters table before that heading: a committed product (2 weeks to 1 year,
-  16+ GPUs, booked through sales), not on-demand; it carries no term we could store reliably;
-- the copy of every table inside the ``window.__islands`` script blob (unicode-escaped HTML
-  in a JSON string): it is script text, not markup, so reading the DOM never sees it.
+- ``Instances pricing``: on-demand, self-serve. Tabs 8x / 4x / 2x / 1x each print the same plan
+  strings, so the GPU count comes from the tab that holds the row (checked against the vCPUs:
+  more GPUs of one plan come with more vCPUs). VRAM from the row's ``VRAM/GPU`` cell: the 8x
+  tab has two ``NVIDIA A100 SXM`` rows, 80 GB $2.79 and 40 GB $1.99, two offers.
+- ``1-Click Clusters pricing``: committed clusters booked through sales ("Talk to our team",
+  16+ GPUs): billing ``reserved``, term = the ``DURATION`` cell ("2 weeks – 1 year"), GPU count
+  from the ``GPU COUNT`` cell ("256+" = from 256 GPUs: stored as 256, the price is per GPU),
+  ``self_service`` False. A row priced "—" (the "1 year+" rows) is not an offer.
+
+Never read: the copy of every table inside the ``window.__islands`` script blobs (unicode-
+escaped HTML in a JSON string). It is script text, not markup, so the DOM never sees it.
+A ``<tr data-plan>`` row under any other heading is a layout error, not silently skipped.
 """
 
 from __future__ import annotations
 
 import re
 
-from spiders.base import PriceSpider, text_of
-from spiders.items import OfferItem
+from parsel import Selector
 
-ANCHOR = "Instances pricing"
+from spiders.base import Parsed, PriceSpider, text_of
+
+ONDEMAND = "Instances pricing"
+CLUSTERS = "1-Click Clusters pricing"  # printed "1-Click Clusters<br>pricing"
 PRICE_LABEL = "PRICE/GPU/HR"  # printed with a footnote star: "PRICE/GPU/HR*"
 TAB = re.compile(r"^(\d+)\s*x$", re.I)
+VRAM = re.compile(r"^(\d+(?:\.\d+)?)\s*GB$", re.I)
+PRICE = re.compile(r"^\$\d+(?:\.\d+)?$")
+COUNT = re.compile(r"^(\d+)(\+?)$")
+NOT_OFFERED = {"—", "–", "-", "N/A", "n/a"}
+CLUSTER_TIER = "1-click-clusters"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+class _Problems:
+    """Layout problems, one message per distinct problem with a few of the rows it hit."""
+
+    def __init__(self, url: str):
+        self.url, self.seen = url, {}
+
+    def add(self, problem: str, where: str = "") -> None:
+        self.seen.setdefault(problem, [])
+        if where and where not in self.seen[problem]:
+            self.seen[problem].append(where)
+
+    def into(self, parsed: Parsed) -> None:
+        for problem, where in self.seen.items():
+            rows = f" ({', '.join(where[:3])}{', …' if len(where) > 3 else ''})" if where else ""
+            parsed.error(f"{self.url}: {problem}{rows}")
+
+
+def _cells(row) -> dict[str, str]:
+    return {c.attrib.get("data-label", "").strip(): text_of(c) for c in row.xpath("./th|./td")}
+
+
+def _price(cells: dict[str, str], section: str, where: str, problems: _Problems) -> tuple[bool, str | None]:
+    """(is an offer, price as printed): a "—" cell is no offer; "$6.69" a price; words
+    ("Contact sales") an unpriced offer; anything else, or no single price column, an error."""
+    labels = [label for label in cells if label.upper().startswith(PRICE_LABEL)]
+    if len(labels) != 1:
+        problems.add(f"'{section}' rows without a single '{PRICE_LABEL}*' cell (cells {sorted(cells)})", where)
+        return False, None
+    text = cells[labels[0]]
+    if text in NOT_OFFERED:
+        return False, None
+    if PRICE.match(text) or (text and not re.search(r"\d", text)):
+        return True, text
+    problems.add(f"'{section}' price cells that are not a $ amount per GPU-hour ({text!r})", where)
+    return False, None
+
+
+def _tab_label(sel: Selector, panel) -> str:
+    ids = [panel.attrib.get("id", "")]
+    tab = sel.xpath('//*[@role="tab"][@aria-controls=$id]', id=ids[0]) if ids[0] else []
+    if not tab and panel.attrib.get("aria-labelledby"):
+        tab = sel.xpath('//*[@role="tab"][@id=$id]', id=panel.attrib["aria-labelledby"])
+    return text_of(tab[0]) if tab else ""
+
+
+def _ondemand(sel: Selector, row, where: str, problems: _Problems, parsed: Parsed) -> None:
+    panel = row.xpath('ancestor::*[@role="tabpanel"][1]')
+    if not panel:
+        problems.add(f"rows after '{ONDEMAND}' outside the 8x/4x/2x/1x tab panels", where)
+        return
+    label = _tab_label(sel, panel[0])
+    count = TAB.match(label)
+    if not count:
+        problems.add(f"tabs after '{ONDEMAND}' that do not name a GPU count 'Nx'", repr(label))
+        return
+    cells = _cells(row)
+    vram = VRAM.match(cells.get("VRAM/GPU", ""))
+    if not vram:
+        problems.add(f"'{ONDEMAND}' rows without a 'VRAM/GPU' cell reading 'N GB'", where)
+        return
+    offered, price = _price(cells, ONDEMAND, where, problems)
+    if not offered:
+        return
+    parsed.offer(
+        gpu_label=row.attrib["data-plan"].strip(), gpu_count=int(count.group(1)),
+        vram_gb=float(vram.group(1)), billing="on-demand", tier="on-demand", self_service=True,
+        region=None, currency="USD", price_raw=price, price_unit="gpu_hour", availability=None,
+        _vcpus=cells.get("vCPUs", ""),
+    )
+
+
+def _cluster(row, where: str, problems: _Problems, parsed: Parsed) -> None:
+    cells = _cells(row)
+    term = cells.get("DURATION", "")
+    count = COUNT.match(cells.get("GPU COUNT", ""))
+    offered, price = _price(cells, CLUSTERS, where, problems)
+    if not offered:
+        return  # the "1 year+" rows: "—", no price of that term
+    if not term:
+        problems.add(f"'{CLUSTERS}' rows without a 'DURATION' cell", where)
+        return
+    if not count:
+        problems.add(f"'{CLUSTERS}' rows without a 'GPU COUNT' cell reading 'N' or 'N+'", where)
+        return
+    parsed.offer(
+        gpu_label=row.attrib["data-plan"].strip(), gpu_count=int(count.group(1)), billing="reserved",
+        tier=CLUSTER_TIER, reserved_term=term, self_service=False, region=None, currency="USD",
+        price_raw=price, price_unit="gpu_hour", availability=None,
+    )
+
+
+def _counts_agree_with_vcpus(parsed: Parsed, problems: _Problems) -> None:
+    """A plan on more GPUs must come with more vCPUs: a tab mislabelled or reordered by a
+    redesign would otherwise price e.g. the 1x box as 8x without anyone noticing."""
+    by_plan: dict[tuple, list[tuple[int, int]]] = {}
+    for offer in parsed.offers:
+        vcpus = offer.pop("_vcpus", None)
+        if vcpus and vcpus.isdigit():
+            by_plan.setdefault((offer["gpu_label"], offer["vram_gb"]), []).append((offer["gpu_count"], int(vcpus)))
+    for (plan, vram), sizes in by_plan.items():
+        sizes.sort()
+        if any(b[0] > a[0] and b[1] <= a[1] for a, b in zip(sizes, sizes[1:])):
+            problems.add("tab GPU counts disagree with the vCPUs: tabs no longer say the GPU count",
+                         f"{plan} {vram:g} GB {sizes}")
+
+
+def parse_pricing(text: str, url: str) -> Parsed:
+    """The on-demand instances and the priced 1-Click Clusters rows of lambda.ai/pricing."""
+    parsed, problems = Parsed(), _Problems(url)
+    sel = Selector(text=text)
+    headings = [text_of(h) for h in sel.xpath("//h2")]
+    if _norm(ONDEMAND) not in map(_norm, headings):
+        problems.add(f'no <h2> "{ONDEMAND}" heading to scope the on-demand tables')
+    ondemand_rows = 0
+    for row in sel.xpath("//tr[@data-plan]"):
+        n = int(float(row.xpath("count(preceding::h2)").get()))
+        heading = headings[n - 1] if n else ""
+        where = row.attrib["data-plan"].strip()
+        if _norm(heading) == _norm(ONDEMAND):
+            ondemand_rows += 1
+            _ondemand(sel, row, where, problems, parsed)
+        elif _norm(heading) == _norm(CLUSTERS):
+            _cluster(row, where, problems, parsed)
+        else:
+            problems.add(f"<tr data-plan> rows under a heading we do not know ({heading or 'none'!r}), not read")
+    if ondemand_rows == 0 and _norm(ONDEMAND) in map(_norm, headings):
+        problems.add(f'no <tr data-plan> rows after "{ONDEMAND}"')
+    _counts_agree_with_vcpus(parsed, problems)
+    problems.into(parsed)
+    return parsed
 
 
 class LambdaCloudSpider(PriceSpider):
@@ -29,73 +179,4 @@ class LambdaCloudSpider(PriceSpider):
     pricing_url = "https://lambda.ai/pricing"
 
     def parse(self, response):
-        anchor = response.xpath(f'//h2[normalize-space()="{ANCHOR}"]')
-        if not anchor:
-            self.layout_error(f'{response.url}: no <h2> "{ANCHOR}" heading to scope the on-demand tables')
-            return
-        panels = anchor[0].xpath('following::*[@role="tabpanel"]')
-        if not panels:
-            self.layout_error(f'{response.url}: no 8x/4x/2x/1x tab panels after "{ANCHOR}"')
-            return
-        offers = []
-        for panel in panels:
-            count = self._panel_gpu_count(response, panel)
-            if count is None:
-                return
-            for row in panel.xpath(".//tr[@data-plan]"):
-                parsed = self._offer(response, row, count)
-                if parsed is None:
-                    return
-                offers.append(parsed)
-        if not offers:
-            self.layout_error(f'{response.url}: no <tr data-plan> rows in the tabs after "{ANCHOR}"')
-            return
-        if not self._counts_agree_with_vcpus(response, offers):
-            return
-        for item, _vcpus in offers:
-            yield item
-
-    def _panel_gpu_count(self, response, panel) -> int | None:
-        """The tab labelling the panel says how many GPUs each of its rows has ("8x")."""
-        panel_id = panel.attrib.get("id", "")
-        tab = response.xpath(f'//*[@role="tab"][@aria-controls="{panel_id}"]') if panel_id else []
-        label = text_of(tab[0]) if tab else ""
-        m = TAB.match(label)
-        if not m:
-            self.layout_error(f"{response.url}: tab panel {panel_id or '(no id)'} has no 'Nx' tab "
-                              f"naming its GPU count (tab text {label!r})")
-            return None
-        return int(m.group(1))
-
-    def _offer(self, response, row, count) -> tuple[OfferItem, str | None] | None:
-        """The row's offer and its vCPU cell, or None after reporting what the row lacks."""
-        plan = row.attrib["data-plan"].strip()
-        cells = {td.attrib.get("data-label", "").strip(): text_of(td) for td in row.xpath("./td")}
-        price_labels = [label for label in cells if label.upper().startswith(PRICE_LABEL)]
-        if len(price_labels) != 1:
-            self.layout_error(f"{response.url}: row {count}x {plan!r} has no single "
-                              f"'{PRICE_LABEL}*' cell (cells: {sorted(cells)})")
-            return None
-        vram = re.match(r"^(\d+(?:\.\d+)?)\s*GB$", cells.get("VRAM/GPU", ""), re.I)
-        item = OfferItem(
-            provider=self.name, offer_key=f"{count}x {plan}", gpu_label=plan, gpu_count=count,
-            vram_gb=float(vram.group(1)) if vram else None,
-            billing="on-demand", tier="on-demand", region=None, currency="USD",
-            price_raw=cells[price_labels[0]] or None, price_unit="gpu_hour", availability=None,
-        )
-        return item, cells.get("vCPUs")
-
-    def _counts_agree_with_vcpus(self, response, offers) -> bool:
-        """A plan on more GPUs must come with more vCPUs: a tab mislabelled or reordered by a
-        redesign would otherwise price e.g. the 1x box as 8x without anyone noticing."""
-        by_plan: dict[str, list[tuple[int, int]]] = {}
-        for item, vcpus in offers:
-            if vcpus and vcpus.isdigit():
-                by_plan.setdefault(item["gpu_label"], []).append((item["gpu_count"], int(vcpus)))
-        for plan, sizes in by_plan.items():
-            sizes.sort()
-            if any(b[1] <= a[1] for a, b in zip(sizes, sizes[1:])):
-                self.layout_error(f"{response.url}: tab GPU counts of {plan!r} disagree with their "
-                                  f"vCPUs {sizes}: tabs no longer say the GPU count")
-                return False
-        return True
+        yield from self.emit(parse_pricing(response.text, response.url))

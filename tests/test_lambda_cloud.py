@@ -1,108 +1,214 @@
-"""Lambda spider on its recorded 2026-10-29 pricing page (HubSpot HTML, per GPU-hour)."""
+"""Lambda spider on the REAL recorded lambda.ai/pricing (2026-08-22, excerpt: the two pricing
+islands + window.__islands blobs; tests/real/lambda/SOURCE.md). Expected values are read off the
+recorded markup (quoted) or SOURCE.md's asserted values, never off the parser's output."""
+
+import pytest
 
 from pricewatch import collect
-from tests.conftest import CAPTURES, source_exchanges
+from spiders.lambda_cloud import parse_pricing
+from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
+from tests.inprocess import by_key, run_parsed
 
-CAPTURE = CAPTURES / "2026-10-29" / "lambda_cloud.warc.gz"
-
-
-def by_key(result):
-    return {i["offer_key"]: i for i in result.items}
-
-
-def test_each_tab_prices_the_same_plan_at_its_own_gpu_count(crawl):
-    offers = by_key(crawl("lambda_cloud", CAPTURE))
-    # PROVIDERS.md §3: B200 SXM6 8x $6.69 / 4x $6.79 / 2x $6.89 / 1x $6.99 per GPU-hour.
-    b200 = {n: offers[f"{n}x NVIDIA B200 SXM6"] for n in (8, 4, 2, 1)}
-    assert {n: o["price_per_gpu_hour"] for n, o in b200.items()} == {8: 6.69, 4: 6.79, 2: 6.89, 1: 6.99}
-    assert {n: o["gpu_count"] for n, o in b200.items()} == {8: 8, 4: 4, 2: 2, 1: 1}
-    # The page prints per GPU; the instance price is the 8 GPUs together.
-    assert b200[8]["price_per_hour"] == 53.52
-    assert (b200[8]["gpu_model"], b200[8]["form_factor"], b200[8]["vram_gb"]) == ("B200", "SXM", 180)
-    assert b200[8]["price_unit"] == "gpu_hour"
+URL = "https://lambda.ai/pricing"
+BODY = CAPTURES_SRC / "2026-08-22" / "lambda_cloud" / "pricing.html"
+CAPTURE = CAPTURES / "2026-08-22" / "lambda_cloud.warc.gz"
 
 
-def test_h100_rows_keep_their_form_factor(crawl):
-    offers = by_key(crawl("lambda_cloud", CAPTURE))
-    # RATECARD 2026-07: H100 SXM 8x $3.99, H100 PCIe 1x $3.29 per GPU-hour.
-    sxm, pcie = offers["8x NVIDIA H100 SXM"], offers["1x NVIDIA H100 PCIe"]
-    assert (sxm["price_per_gpu_hour"], sxm["gpu_count"], sxm["form_factor"]) == (3.99, 8, "SXM")
-    assert (pcie["price_per_gpu_hour"], pcie["gpu_count"], pcie["form_factor"]) == (3.29, 1, "PCIe")
+@pytest.fixture(scope="module")
+def page() -> str:
+    return BODY.read_text(encoding="utf-8")
 
 
-def test_islands_blob_copy_is_not_counted_twice(crawl):
-    body = source_exchanges("2026-10-29", "lambda_cloud")[0]["body"]
-    # The trap is really in the capture: every row again, unicode-escaped, in window.__islands.
-    assert body.count(b'\\u003ctr data-plan=\\"NVIDIA B200 SXM6\\"') == 4
-    result = crawl("lambda_cloud", CAPTURE)
-    assert len(result.items) == 6
-    assert result.report["duplicates_dropped"] == 0  # the copy was never read, not read and folded
+def run(text: str) -> collect.CrawlResult:
+    return run_parsed("lambda_cloud", parse_pricing(text, URL), url=URL)
 
 
-def test_a_stale_islands_copy_cannot_change_or_conflict_with_the_table(crawl, make_warc):
-    ex = source_exchanges("2026-10-29", "lambda_cloud")
-    html, blob = ex[0]["body"].split(b"window.__islands", 1)
-    # Only the escaped copy says $5.99: the rendered table must win, with no conflict.
-    ex[0]["body"] = html + b"window.__islands" + blob.replace(b"$6.69", b"$5.99")
-    result = crawl("lambda_cloud", make_warc(ex))
-    assert by_key(result)["8x NVIDIA B200 SXM6"]["price_per_gpu_hour"] == 6.69
+def failed(text: str) -> collect.ProviderOutcome:
+    outcome = collect.judge_crawl(run(text))
+    assert outcome.status == "failed"
+    assert outcome.error.startswith("lambda_cloud:")
+    return outcome
+
+
+def ondemand(result):
+    return [i for i in result.items if i["billing"] == "on-demand"]
+
+
+def test_the_shipped_capture_is_the_real_recording():
+    assert BODY.read_bytes() == (ROOT / "tests" / "real" / "lambda" / "pricing.html").read_bytes()
+
+
+def test_every_on_demand_row_is_an_offer_with_its_tab_gpu_count(page):
+    # SOURCE.md: "22 on-demand instance rows". Counted in the markup: tab 8x has B200 SXM6,
+    # H100 SXM, A100 SXM (80 GB), A100 SXM (40 GB), Tesla V100; 4x and 2x have B200 SXM6,
+    # H100 SXM, A100 PCIe, A6000; 1x has 9 rows (B200 SXM6 ... Quadro RTX 6000).
+    result = run(page)
+    offers = ondemand(result)
+    assert len(offers) == 22
+    per_tab = {n: sum(1 for o in offers if o["gpu_count"] == n) for n in (8, 4, 2, 1)}
+    assert per_tab == {8: 5, 4: 4, 2: 4, 1: 9}
+    assert {o["price_unit"] for o in offers} == {"gpu_hour"}
+    assert all(o["self_service"] and o["tier"] == "on-demand" and o["currency"] == "USD" for o in offers)
+    assert result.report["duplicates_dropped"] == 0 and result.report["conflicting_duplicates"] == []
     assert collect.judge_crawl(result).status == "ok"
 
 
-def test_one_click_clusters_table_before_the_anchor_is_not_an_offer(crawl):
-    body = source_exchanges("2026-10-29", "lambda_cloud")[0]["body"]
-    assert b'<tr data-plan="NVIDIA HGX B200">' in body  # the committed table is on the page
-    result = crawl("lambda_cloud", CAPTURE)
-    assert all(i["gpu_label"] != "NVIDIA HGX B200" for i in result.items)
-    assert {i["billing"] for i in result.items} == {"on-demand"}
-    assert 9.86 not in {i["price_per_gpu_hour"] for i in result.items}
+def test_b200_is_priced_per_gpu_at_each_tab_count(page):
+    # SOURCE.md: NVIDIA B200 SXM6: 8x $6.69, 4x $6.79, 2x $6.89, 1x $6.99 (180 GB).
+    # Markup (8x tab): <td data-label="VRAM/GPU">180 GB</td><td data-label="vCPUs">208</td>
+    #   ... <td data-label="PRICE/GPU/HR*">$6.69</td>
+    b200 = {o["gpu_count"]: o for o in ondemand(run(page)) if o["gpu_label"] == "NVIDIA B200 SXM6"}
+    assert {n: o["price_per_gpu_hour"] for n, o in b200.items()} == {8: 6.69, 4: 6.79, 2: 6.89, 1: 6.99}
+    # Per GPU-hour times the tab's GPU count: 8 x 6.69 = 53.52 for the 8x instance.
+    assert {n: o["price_per_hour"] for n, o in b200.items()} == {8: 53.52, 4: 27.16, 2: 13.78, 1: 6.99}
+    assert {(o["gpu_model"], o["form_factor"], o["vram_gb"]) for o in b200.values()} == {("B200", "SXM", 180)}
 
 
-def test_no_lambda_8x_b200_undercuts_the_cited_cheapest(crawl):
-    # CLAIMS.md g-cite-massed-b200x8: $43.46/h at Massed Compute is the cheapest on 2026-10-29.
-    offers = [i for i in crawl("lambda_cloud", CAPTURE).items
-              if i["gpu_model"] == "B200" and i["gpu_count"] == 8 and i["billing"] == "on-demand"]
-    assert offers and all(i["self_service"] and i["price_per_hour"] > 43.46 for i in offers)
+def test_two_a100_sxm_rows_of_the_8x_tab_are_two_offers_told_apart_by_vram(page):
+    # The reported defect: SOURCE.md "Two 'NVIDIA A100 SXM' rows in the 8x tab: 80 GB $2.79,
+    # 40 GB $1.99". Markup: data-plan="NVIDIA A100 SXM" ... VRAM/GPU 80 GB ... $2.79 and
+    # data-plan="NVIDIA A100 SXM" ... VRAM/GPU 40 GB ... $1.99. A key without VRAM saw one
+    # offer with two prices and failed the whole provider.
+    result = run(page)
+    a100 = {o["vram_gb"]: o for o in ondemand(result)
+            if o["gpu_label"] == "NVIDIA A100 SXM" and o["gpu_count"] == 8}
+    assert {v: o["price_per_gpu_hour"] for v, o in a100.items()} == {80: 2.79, 40: 1.99}
+    assert a100[80]["offer_key"] != a100[40]["offer_key"]
+    assert a100[80]["form_factor"] == a100[40]["form_factor"] == "SXM"
+    assert result.report["conflicting_duplicates"] == []
+    # The 1x tab's A100 SXM is 40 GB ($1.99, 30 vCPUs): its own offer.
+    one = [o for o in ondemand(result) if o["gpu_label"] == "NVIDIA A100 SXM" and o["gpu_count"] == 1]
+    assert [(o["vram_gb"], o["price_per_gpu_hour"]) for o in one] == [(40, 1.99)]
 
 
-def test_page_without_the_instances_heading_fails_naming_it(crawl, make_warc):
-    ex = source_exchanges("2026-10-29", "lambda_cloud")
-    ex[0]["body"] = ex[0]["body"].replace(b'<h2 class="h2">Instances pricing</h2>',
-                                          b'<h2 class="h2">On-demand instances</h2>')
-    outcome = collect.judge_crawl(crawl("lambda_cloud", make_warc(ex)))
-    assert outcome.status == "failed"
-    assert "lambda_cloud" in outcome.error and "Instances pricing" in outcome.error
-    assert outcome.offers == []
+def test_other_named_rows_keep_label_vram_and_price(page):
+    offers = {(o["gpu_label"], o["gpu_count"]): o for o in ondemand(run(page))}
+    # SOURCE.md: Tesla V100 8x $0.79; GH200 1x $2.29 (96 GB); Quadro RTX 6000 1x $0.69.
+    # Markup: V100 "16 GB", Quadro RTX 6000 "24 GB"; H100 SXM 8x $3.99, H100 PCIe 1x $3.29 (80 GB).
+    expect = {("NVIDIA Tesla V100", 8): (16, 0.79), ("NVIDIA GH200", 1): (96, 2.29),
+              ("NVIDIA Quadro RTX 6000", 1): (24, 0.69), ("NVIDIA H100 SXM", 8): (80, 3.99),
+              ("NVIDIA H100 PCIe", 1): (80, 3.29), ("NVIDIA A10", 1): (24, 1.29),
+              ("NVIDIA A6000", 4): (48, 1.09), ("NVIDIA A100 PCIe", 2): (40, 1.99)}
+    assert {k: (offers[k]["vram_gb"], offers[k]["price_per_gpu_hour"]) for k in expect} == expect
+    assert offers[("NVIDIA H100 SXM", 8)]["form_factor"] == "SXM"
+    assert offers[("NVIDIA H100 PCIe", 1)]["form_factor"] == "PCIe"
+    assert offers[("NVIDIA GH200", 1)]["gpu_model"] == "GH200"
 
 
-def test_renamed_price_column_fails_instead_of_guessing_the_unit(crawl, make_warc):
-    ex = source_exchanges("2026-10-29", "lambda_cloud")
+def test_a_label_the_catalog_does_not_know_is_news_not_a_failure(page):
+    result = run(page)
+    assert "NVIDIA Quadro RTX 6000" in result.report["unknown_labels"]
+    quadro = [o for o in result.items if o["gpu_label"] == "NVIDIA Quadro RTX 6000"]
+    assert [o["gpu_model"] for o in quadro] == [None]
+    assert collect.judge_crawl(result).status == "ok"
+
+
+def test_one_click_clusters_are_reserved_sales_booked_offers_with_their_term(page):
+    # SOURCE.md: "NVIDIA HGX B200 16 GPUs $9.86, 64 $9.36, '256+' $8.87 (duration '2 weeks –
+    # 1 year'); NVIDIA H100 16 $6.16, 64 $5.85, 256 $5.54". Markup: <td data-label="DURATION">
+    # 2 weeks – 1 year</td><td data-label="GPU COUNT">256+</td> ... "Talk to our team".
+    clusters = [o for o in run(page).items if o["billing"] == "reserved"]
+    got = {(o["gpu_label"], o["gpu_count"]): o["price_per_gpu_hour"] for o in clusters}
+    assert got == {("NVIDIA HGX B200", 16): 9.86, ("NVIDIA HGX B200", 64): 9.36, ("NVIDIA HGX B200", 256): 8.87,
+                   ("NVIDIA H100", 16): 6.16, ("NVIDIA H100", 64): 5.85, ("NVIDIA H100", 256): 5.54}
+    assert {o["reserved_term"] for o in clusters} == {"2 weeks – 1 year"}
+    assert {o["self_service"] for o in clusters} == {False}
+    assert {o["price_unit"] for o in clusters} == {"gpu_hour"}
+    # Per GPU-hour for the whole cluster: 16 x $9.86.
+    assert {o["price_per_hour"] for o in clusters if o["gpu_count"] == 16} == {157.76, 98.56}
+
+
+def test_unpriced_one_year_plus_rows_are_not_offers(page):
+    # SOURCE.md: 2 committed rows "1 year+" have an em-dash price cell. Markup:
+    # <td data-label="DURATION">1 year+</td><td data-label="GPU COUNT">16+</td>
+    # <td data-label="PRICE/GPU/HR*">—</td>
+    assert '<td data-label="DURATION">1 year+</td>' in page
+    result = run(page)
+    assert all(o["reserved_term"] != "1 year+" for o in result.items)
+    assert all(o["is_priced"] for o in result.items)
+    assert len(result.items) == 22 + 6
+
+
+def test_no_cluster_price_leaks_into_the_on_demand_offers(page):
+    prices = {o["price_per_gpu_hour"] for o in ondemand(run(page))}
+    assert not prices & {9.86, 9.36, 8.87, 6.16, 5.85, 5.54}
+
+
+def test_the_islands_blob_copies_are_never_read(page):
+    # SOURCE.md: "30 plain data-plan rows and 30 escaped data-plan=\"…\" copies".
+    assert page.count('data-plan="') == 30 and page.count('data-plan=\\"') == 30
+    # A stale copy in the blob (only it says $5.99) cannot change or conflict with the table.
+    stale = page.replace('\\u003E$6.69\\u003C', '\\u003E$5.99\\u003C')
+    assert stale != page
+    result = run(stale)
+    assert {o["price_per_gpu_hour"] for o in result.items if o["gpu_label"] == "NVIDIA B200 SXM6"
+            and o["gpu_count"] == 8} == {6.69}
+    assert result.report["duplicates_dropped"] == 0
+    assert collect.judge_crawl(result).status == "ok"
+
+
+def test_a_page_whose_rendered_tables_are_gone_does_not_fall_back_to_the_blob(page):
+    # Cut the rendered on-demand island; its escaped copy in the script stays.
+    start = page.index('<div data-hs-island="true" id="island-adac26na8ba91R19">')
+    end = page.index("<script", start)
+    outcome = failed(page[:start] + page[end:])
+    assert 'no <tr data-plan> rows after "Instances pricing"' in outcome.error
+
+
+def test_renamed_instances_heading_fails_naming_it(page):
+    text = page.replace('<h2 class="h2">Instances pricing</h2>', '<h2 class="h2">On-demand instances</h2>')
+    outcome = failed(text)
+    assert '"Instances pricing"' in outcome.error and "On-demand instances" in outcome.error
+
+
+def test_renamed_clusters_heading_fails_instead_of_dropping_its_offers(page):
+    text = page.replace('<h2 class="h2">1-Click Clusters<br>pricing</h2>', '<h2 class="h2">Clusters</h2>')
+    outcome = failed(text)
+    assert "heading we do not know ('Clusters')" in outcome.error
+
+
+def test_renamed_price_column_fails_instead_of_guessing_the_unit(page):
     # A redesign that prints instance prices: "PRICE/HR" must not be read as per GPU.
-    ex[0]["body"] = ex[0]["body"].replace(b'data-label="PRICE/GPU/HR*"', b'data-label="PRICE/HR"')
-    outcome = collect.judge_crawl(crawl("lambda_cloud", make_warc(ex)))
-    assert outcome.status == "failed"
-    assert "lambda_cloud" in outcome.error and "PRICE/GPU/HR" in outcome.error
+    outcome = failed(page.replace('data-label="PRICE/GPU/HR*"', 'data-label="PRICE/HR"'))
+    assert "PRICE/GPU/HR" in outcome.error
 
 
-def test_tabs_that_no_longer_name_a_gpu_count_fail(crawl, make_warc):
-    ex = source_exchanges("2026-10-29", "lambda_cloud")
-    body = ex[0]["body"]
+def test_a_price_in_another_currency_fails(page):
+    outcome = failed(page.replace('data-label="PRICE/GPU/HR*">$6.69<', 'data-label="PRICE/GPU/HR*">€6.69<'))
+    assert "'€6.69'" in outcome.error and "not a $ amount" in outcome.error
+
+
+def test_rows_without_vram_fail_naming_the_cell(page):
+    # VRAM is part of the offer's identity (the two 8x A100 SXM rows): a row without it is an error.
+    outcome = failed(page.replace('data-label="VRAM/GPU"', 'data-label="MEMORY"'))
+    assert "VRAM/GPU" in outcome.error
+
+
+def test_tabs_that_no_longer_name_a_gpu_count_fail(page):
+    text = page
     for n in (8, 4, 2, 1):
-        body = body.replace(f'tabindex="{0 if n == 8 else -1}">{n}x</button>'.encode(),
-                            f'tabindex="{0 if n == 8 else -1}">{n} GPUs</button>'.encode())
-    ex[0]["body"] = body
-    outcome = collect.judge_crawl(crawl("lambda_cloud", make_warc(ex)))
-    assert outcome.status == "failed"
-    assert "lambda_cloud" in outcome.error and "tab" in outcome.error
+        text = text.replace(f'tab-button">{n}x</button>', f'tab-button">{n} GPUs</button>')
+    outcome = failed(text)
+    assert "do not name a GPU count" in outcome.error and "'8 GPUs'" in outcome.error
 
 
-def test_swapped_tab_labels_are_caught_by_the_vcpu_sizes(crawl, make_warc):
-    ex = source_exchanges("2026-10-29", "lambda_cloud")
-    # A redesign that labels the 8-GPU panel "1x" and the 1-GPU panel "8x": every row would
-    # still parse, but 208 vCPUs for 1 GPU and 26 for 8 GPUs cannot both be right.
-    ex[0]["body"] = (ex[0]["body"].replace(b">8x</button>", b">@@</button>")
-                     .replace(b">1x</button>", b">8x</button>").replace(b">@@</button>", b">1x</button>"))
-    outcome = collect.judge_crawl(crawl("lambda_cloud", make_warc(ex)))
-    assert outcome.status == "failed"
-    assert "lambda_cloud" in outcome.error and "vCPUs" in outcome.error
-    assert outcome.offers == []
+def test_swapped_tab_labels_are_caught_by_the_vcpu_sizes(page):
+    # The 8-GPU panel labelled "1x" and the 1-GPU panel "8x": every row still parses, but
+    # 208 vCPUs for 1 B200 and 26 for 8 cannot both be right.
+    text = (page.replace('tab-button">8x</button>', "@@").replace('tab-button">1x</button>', 'tab-button">8x</button>')
+            .replace("@@", 'tab-button">1x</button>'))
+    outcome = failed(text)
+    assert "vCPUs" in outcome.error
+
+
+def test_replay_of_the_real_capture(crawl):
+    result = crawl("lambda_cloud", CAPTURE)
+    assert collect.judge_crawl(result).status == "ok"
+    offers = by_key(result)
+    assert len(offers) == 28
+    b200 = [o for o in offers.values() if o["gpu_label"] == "NVIDIA B200 SXM6" and o["gpu_count"] == 8]
+    assert [(o["price_per_gpu_hour"], o["price_per_hour"]) for o in b200] == [(6.69, 53.52)]
+    a100 = sorted((o["vram_gb"], o["price_per_gpu_hour"]) for o in offers.values()
+                  if o["gpu_label"] == "NVIDIA A100 SXM" and o["gpu_count"] == 8)
+    assert a100 == [(40, 1.99), (80, 2.79)]
+    assert all(o["capture"]["captured_at"].startswith("2026-08-22") for o in offers.values())
