@@ -113,27 +113,31 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     if not selected:
         raise ValueError(f"no known provider has responses in {replay}")
 
-    workdir = tempfile.mkdtemp(prefix="pricewatch-crawl-")
     crawl = crawl_provider.with_options(retries=0) if replay else crawl_provider
-    futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir) for p in selected}
-    history = read_item_history(db_path)
-    outcomes = []
-    for provider, fut in futures.items():
-        fut.wait()
-        state = fut.state
-        if state.is_completed():
-            outcome = validate_crawl(provider, fut.result(), None, history.get(provider, []))
-        else:
-            outcome = validate_crawl(provider, None, _state_error(provider, state), [])
-        level = logger.info if outcome.status == "ok" else logger.error
-        level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
-              f" ({outcome.error})" if outcome.error else "")
-        for w in outcome.warnings:
-            logger.warning("%s: %s", provider, w)
-        outcomes.append(outcome)
+    # The crawl folder holds only the items and reports of this run: gone when the run ends.
+    with tempfile.TemporaryDirectory(prefix="pricewatch-crawl-") as workdir:
+        futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir) for p in selected}
+        history = read_item_history(db_path)
+        outcomes = []
+        for provider, fut in futures.items():
+            fut.wait()
+            state = fut.state
+            if state.is_completed():
+                outcome = validate_crawl(provider, fut.result(), None, history.get(provider, []))
+            else:
+                outcome = validate_crawl(provider, None, _state_error(provider, state), [])
+            level = logger.info if outcome.status == "ok" else logger.error
+            level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
+                  f" ({outcome.error})" if outcome.error else "")
+            for w in outcome.warnings:
+                logger.warning("%s: %s", provider, w)
+            outcomes.append(outcome)
 
+    captured = collect.archive_capture_times(Path(replay)) if replay else None
     run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
-                                                          Path(replay) if replay else None, _flow_run_id())
+                                                          Path(replay) if replay else None, _flow_run_id(),
+                                                          captured_at=captured,
+                                                          known_providers=collect.all_providers())
     loaded = load_run(db_path, run, provider_runs, offers, facts)
     claims = evaluate_claims(db_path, run["run_id"])
     alerts = {**derive_alerts(db_path, run["run_id"]), **deliver_alerts(db_path)}

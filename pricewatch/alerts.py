@@ -11,6 +11,7 @@ apprise (pricewatch/notify.py) and keeps what failed for the next delivery.
                     and new status, listing each claim)
 - source_failing    a source failed N runs in a row (once per failure streak)
 - source_recovered  that source works again
+- new_gpu_label     a provider lists a GPU label the catalog does not know (once per label)
 
 Only successful provider runs are observations: a failed provider run stores no offers, so it
 can neither move a price nor make an offer disappear. A price move beyond the plausibility
@@ -86,7 +87,7 @@ def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | 
     resolutions = _resolve_suspects(con, run, counts)
     moves = _moves(con, run, resolutions, cfg)
     alerts = (_price_alerts(con, run, moves, cfg) + _disappeared(con, run) + _undercut(run, moves, cfg)
-              + _claim_status(con, run, moves, cfg) + _source_health(con, run, cfg))
+              + _claim_status(con, run, moves, cfg) + _source_health(con, run, cfg) + _new_labels(con, run))
     now = datetime.now(timezone.utc)
     for a in alerts:
         inserted = con.execute(
@@ -122,7 +123,7 @@ def _observations(con, run: _Run, provider: str, offer_key: str) -> tuple[dict |
     obs = _rows(con, """
         SELECT o.*, s.seq FROM offers o
         JOIN provider_runs pr USING (run_id, provider) JOIN run_sequence s USING (run_id)
-        WHERE pr.status = 'ok' AND o.provider = ? AND o.offer_key = ? AND s.seq <= ?
+        WHERE pr.status = 'ok' AND o.held_reason IS NULL AND o.provider = ? AND o.offer_key = ? AND s.seq <= ?
         ORDER BY s.seq DESC LIMIT 2""", [provider, offer_key, run.seq])
     cur = obs[0] if obs and obs[0]["run_id"] == run.run_id else None
     before = [o for o in obs if o["run_id"] != run.run_id]
@@ -190,8 +191,10 @@ def _moves(con, run: _Run, resolutions: dict, cfg: AlertConfig) -> dict[str, dic
         if old == new:
             continue
         pct = None if old is None else round(float((new - old) / old * 100), 2)
+        # A move the quality gate let through (confirmed by a second run, or by the market)
+        # has been checked already: it is not held a second time here.
         out[subject] = {"cur": cur, "base": base, "pct": pct,
-                        "suspect": pct is not None and abs(pct) > cfg.plausibility_pct}
+                        "suspect": pct is not None and abs(pct) > cfg.plausibility_pct and not cur.get("screen_note")}
     return out
 
 
@@ -279,6 +282,9 @@ def _disappeared(con, run: _Run) -> list[Alert]:
         cur, before, ok_now = _observations(con, run, provider, offer_key)
         if not ok_now or before is None or not before["is_priced"] or (cur is not None and cur["is_priced"]):
             continue
+        if cur is None and con.execute("SELECT count(*) FROM offers WHERE run_id = ? AND provider = ? AND offer_key = ?",
+                                       [run.run_id, provider, offer_key]).fetchone()[0]:
+            continue  # listed, with a reading the quality gate holds: not gone
         # News once: only when the offer was there in the provider's previous successful run.
         prev_ok = _rows(con, """SELECT pr.run_id FROM provider_runs pr JOIN run_sequence s USING (run_id)
                                 WHERE pr.provider = ? AND pr.status = 'ok' AND s.seq < ?
@@ -414,11 +420,14 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
 
 def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
     out = []
-    for (provider,) in con.execute("SELECT DISTINCT provider FROM provider_runs WHERE run_id = ? ORDER BY 1",
+    # A provider that was not attempted (not in a replayed archive, or disabled) did not fail.
+    for (provider,) in con.execute("""SELECT DISTINCT provider FROM provider_runs
+                                      WHERE run_id = ? AND status <> 'not attempted' ORDER BY 1""",
                                    [run.run_id]).fetchall():
         history = _rows(con, """
             SELECT pr.run_id, pr.status, pr.error, pr.observed_at FROM provider_runs pr JOIN run_sequence s USING (run_id)
-            WHERE pr.provider = ? AND s.seq <= ? ORDER BY s.seq DESC""", [provider, run.seq])
+            WHERE pr.provider = ? AND s.seq <= ? AND pr.status <> 'not attempted' ORDER BY s.seq DESC""",
+                        [provider, run.seq])
         if history[0]["status"] == "ok":
             streak = _streak(history[1:])
             if len(streak) >= cfg.failed_runs_threshold:
@@ -447,6 +456,26 @@ def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
         # Keyed on the streak's first run: one alert per streak, however long it lasts.
         out.append(Alert("source_failing", provider, first["run_id"], run.run_id,
                          f"Source {provider} failed {len(streak)} runs in a row", "\n".join(lines), details, "failure"))
+    return out
+
+
+def _new_labels(con, run: _Run) -> list[Alert]:
+    """One alert per GPU label a provider prints that the catalog does not know: news (a new
+    GPU, or a new way of naming one) for whoever keeps warehouse/gpu_catalog.yaml. Its offers
+    are stored with gpu_model NULL meanwhile; the fingerprint has no run, so it is said once."""
+    out = []
+    for provider, labels in con.execute("""SELECT provider, unknown_labels FROM provider_runs
+                                           WHERE run_id = ? AND status IN ('ok', 'suspect') ORDER BY 1""",
+                                        [run.run_id]).fetchall():
+        for label in sorted(set(labels or [])):
+            n = con.execute("SELECT count(*) FROM offers WHERE run_id = ? AND provider = ? AND gpu_label = ?",
+                            [run.run_id, provider, label]).fetchone()[0]
+            out.append(Alert("new_gpu_label", f"{provider}/{label}", "", run.run_id,
+                             f"New GPU label at {provider}: {label}",
+                             f"{provider} lists {n} offer(s) as {label!r}, a GPU label warehouse/gpu_catalog.yaml "
+                             f"does not know (seen {run.observed_at:{UTC_FMT}}). They are stored with no canonical "
+                             "model and are left out of comparisons until the catalog maps the label.",
+                             {"provider": provider, "label": label, "offers": n}, "info"))
     return out
 
 

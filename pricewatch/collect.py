@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from scrapy.settings import Settings
 from scrapy.spiderloader import SpiderLoader
 
-from pricewatch import monitors
+from pricewatch import monitors, quality
 from pricewatch.archive import ReplayIndex
 from pricewatch.offers import OfferRecord
 
@@ -125,7 +125,7 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
 @dataclass
 class ProviderOutcome:
     provider: str
-    status: str  # ok | suspect | failed
+    status: str  # ok | suspect | failed | not attempted
     offers: list[dict] = field(default_factory=list)
     facts: list[dict] = field(default_factory=list)
     error: str | None = None
@@ -179,7 +179,7 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
                                warnings=warnings, **base)
     observed = min(datetime.fromisoformat(i["capture"]["captured_at"]) for i in result.items)
     findings = monitors.check(p, result.items, report, previous_counts or [],
-                              monitor_config or monitors.MonitorConfig())
+                              monitor_config or monitors.MonitorConfig()) + quality.crawl_findings(result.items)
     return ProviderOutcome(status="suspect" if findings else "ok", offers=result.items, facts=result.facts,
                            warnings=warnings, monitors=findings, observed_at=observed,
                            error=f"{p}: suspect: " + "; ".join(findings) if findings else None, **base)
@@ -210,25 +210,42 @@ def run_identity(mode: str, observed_at: datetime, outcomes: list[ProviderOutcom
         return f"live-{started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
     evidence = sorted(
         f"{o.provider}:{o.status}:" + ",".join(sorted({i['capture']['body_sha256'] for i in o.offers}))
-        for o in outcomes)
+        for o in outcomes if o.status != "not attempted")
     digest = hashlib.sha256("|".join([stamp] + evidence).encode()).hexdigest()[:12]
     return f"replay-{stamp}-{digest}"
 
 
 def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_of: datetime | None,
-              replay: Path | None, flow_run_id: str | None = None):
-    """The run row and the DataFrames the loader inserts in one transaction."""
+              replay: Path | None, flow_run_id: str | None = None,
+              captured_at: dict[str, datetime] | None = None, known_providers: list[str] | None = None):
+    """The run row and the DataFrames the loader inserts in one transaction.
+
+    Dating: ``as_of`` when given; else each provider's own capture time (its offers' WARC
+    records, or for a provider that stored none, ``captured_at[provider]``: the capture time of
+    its records in the replayed archive). Only a live run with nothing captured falls back to
+    the wall clock. ``known_providers``: every provider pricewatch has; those not in this run
+    are recorded as 'not attempted'.
+    """
+    captured_at = captured_at or {}
     for o in outcomes:
         if as_of is not None:
             o.observed_at = as_of
+        elif o.observed_at is None and o.provider in captured_at:
+            o.observed_at = captured_at[o.provider]
     ok = [o for o in outcomes if o.status == "ok"]
-    observed_at = as_of or (min(o.observed_at for o in outcomes if o.observed_at) if ok else started)
+    dated = [o.observed_at for o in (ok or outcomes) if o.observed_at]
+    observed_at = as_of or (min(dated) if dated else started)
     for o in outcomes:
         o.observed_at = o.observed_at or observed_at
+    attempted = {o.provider for o in outcomes}
+    outcomes = outcomes + [ProviderOutcome(provider=p, status="not attempted", observed_at=observed_at,
+                                           error=None if mode == "live" else f"{p}: not in the replayed archive")
+                           for p in sorted(set(known_providers or []) - attempted)]
     run_id = run_identity(mode, observed_at, outcomes, started)
-    status = "ok" if len(ok) == len(outcomes) else ("partial" if ok else "failed")
-    failed = [o for o in outcomes if o.status != "ok"]
-    summary = f"{len(ok)}/{len(outcomes)} providers ok" + (
+    attempted_outcomes = [o for o in outcomes if o.status != "not attempted"]
+    status = "ok" if len(ok) == len(attempted_outcomes) else ("partial" if ok else "failed")
+    failed = [o for o in attempted_outcomes if o.status != "ok"]
+    summary = f"{len(ok)}/{len(attempted_outcomes)} providers ok" + (
         "; failed: " + "; ".join(o.error or o.provider for o in failed) if failed else "")
     finished = datetime.now(timezone.utc)
     run = {"run_id": run_id, "mode": mode, "observed_at": observed_at,
@@ -237,7 +254,7 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
            "flow_run_id": flow_run_id, "summary": summary}
     provider_rows, offer_rows, fact_rows = [], [], []
     for o in outcomes:
-        offers = o.offers if o.status != "failed" else []
+        offers = o.offers if o.status in ("ok", "suspect") else []
         priced = sum(1 for i in offers if i["is_priced"])
         statuses = o.report.get("http_status_counts", {})
         provider_rows.append({
@@ -249,7 +266,7 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
             "duration_s": o.duration_s, "unknown_labels": list(o.report.get("unknown_labels", [])),
             "warnings": o.warnings, "monitors": o.monitors, "error": o.error,
         })
-        for f in (o.facts if o.status != "failed" else []):
+        for f in (o.facts if o.status in ("ok", "suspect") else []):
             cap = f["capture"]
             fact_rows.append({
                 "run_id": run_id, "provider": o.provider, "fact": f["fact"],
@@ -277,6 +294,23 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
         for col in ("price_per_hour", "price_per_gpu_hour", "vram_gb"):
             offers_df[col] = offers_df[col].astype("float64")
     return run, pd.DataFrame(provider_rows), offers_df, pd.DataFrame(fact_rows)
+
+
+def archive_capture_times(replay: Path) -> dict[str, datetime]:
+    """Each provider's earliest record time in a replayed archive: the snapshot time of a
+    provider whose replay stored no offers (a failed crawl is dated by its evidence too)."""
+    index = ReplayIndex.load(replay)
+    loader = spider_loader()
+    out: dict[str, datetime] = {}
+    for name in loader.list():
+        domains = getattr(loader.load(name), "allowed_domains", None) or []
+        for records in index.responses.values():
+            for r in records:
+                h = host_of(r.url)
+                if any(h == d or h.endswith("." + d) for d in domains):
+                    t = r.ref.captured_at
+                    out[name] = min(out.get(name, t), t)
+    return out
 
 
 def host_of(url: str) -> str:

@@ -13,6 +13,7 @@ import pandas as pd
 from pricewatch.catalog import load_catalog
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+SQL_DIR = Path(__file__).resolve().parent / "sql"
 DEFAULT_DB = "data/pricewatch.duckdb"
 
 
@@ -102,7 +103,7 @@ OFFER_COLUMNS = [
     "run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "form_factor",
     "billing", "tier", "reserved_term", "self_service", "region", "currency", "price_unit", "price_per_hour", "price_per_gpu_hour", "is_priced",
     "price_text", "availability", "is_aggregator", "observed_at", "source_url", "warc_file",
-    "warc_record_id", "body_sha256",
+    "warc_record_id", "body_sha256", "held_reason", "screen_note",
 ]
 PROVIDER_RUN_COLUMNS = [
     "run_id", "provider", "status", "observed_at", "item_count", "priced_count", "unpriced_count",
@@ -121,6 +122,21 @@ def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[s
     return {p: list(c) for p, c in rows}
 
 
+def query_sql(name: str) -> str:
+    """A named query of warehouse/sql/ (Python passes parameters; it does not build SQL)."""
+    return (SQL_DIR / f"{name}.sql").read_text()
+
+
+def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed_at) -> pd.DataFrame:
+    """The quality gate's verdict on each offer of a run (pricewatch/quality.py), judged against
+    the readings stored before the run's snapshot time."""
+    from pricewatch import quality
+    if not len(offers):
+        return offers.assign(held_reason=None, screen_note=None)
+    previous = con.execute(query_sql("previous_readings"), [observed_at]).df()
+    return quality.screen(offers, previous)
+
+
 def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
     return bool(con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0])
 
@@ -136,6 +152,8 @@ def load_run(con: duckdb.DuckDBPyConnection, run: dict, provider_runs: pd.DataFr
             con.execute("ROLLBACK")
             return False
         sync_catalog(con)
+        if len(offers) and "held_reason" not in offers.columns:
+            offers = screen_offers(con, offers, run["observed_at"])
         insert_frame(con, "runs", pd.DataFrame([run]), RUN_COLUMNS)
         insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
         insert_frame(con, "offers", offers, OFFER_COLUMNS)

@@ -52,7 +52,8 @@ class ProviderState:
 
 OFFER_COLUMNS = ("run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "billing",
                  "tier", "self_service", "currency", "price_per_hour", "price_per_gpu_hour", "is_priced",
-                 "price_text", "is_aggregator", "observed_at", "source_url", "warc_file", "warc_record_id")
+                 "price_text", "is_aggregator", "observed_at", "source_url", "warc_file", "warc_record_id",
+                 "held_reason")
 
 
 class Snapshot:
@@ -67,7 +68,7 @@ class Snapshot:
         rows = con.execute("""
             SELECT pr.provider, pr.run_id, pr.status, pr.observed_at, pr.error
             FROM provider_runs pr JOIN runs r USING (run_id)
-            WHERE r.observed_at <= ?
+            WHERE r.observed_at <= ? AND pr.status <> 'not attempted'
             ORDER BY pr.provider, r.observed_at, (pr.run_id = ?), r.finished_at, pr.run_id""",
                            [self.at, run_id]).fetchall()
         for provider, rid, status, observed, error in rows:
@@ -81,6 +82,11 @@ class Snapshot:
                               [ok.run_id, state.provider])
             for values in cur.fetchall():
                 offer = dict(zip(OFFER_COLUMNS, values))
+                if offer["held_reason"]:
+                    # The quality gate holds this reading: the last trusted one stays current.
+                    offer = self._last_trusted(state.provider, offer)
+                    if offer is None:
+                        continue
                 state.offers[offer["offer_key"]] = offer
             for fact, num, text, observed, url, warc, rec in con.execute(
                     "SELECT fact, value_num, value_text, observed_at, source_url, warc_file, warc_record_id "
@@ -88,6 +94,17 @@ class Snapshot:
                 state.facts[fact] = {"fact": fact, "value_num": num, "value_text": text, "observed_at": observed,
                                      "source_url": url, "warc_file": warc, "warc_record_id": rec,
                                      "run_id": ok.run_id, "provider": state.provider}
+
+    def _last_trusted(self, provider: str, held: dict) -> dict | None:
+        row = self.con.execute(f"""
+            SELECT {', '.join('o.' + c for c in OFFER_COLUMNS)} FROM offers o
+            JOIN provider_runs pr USING (run_id, provider)
+            WHERE pr.status = 'ok' AND o.provider = ? AND o.offer_key = ? AND o.held_reason IS NULL
+              AND o.observed_at < ?
+            ORDER BY o.observed_at DESC LIMIT 1""", [provider, held["offer_key"], held["observed_at"]]).fetchone()
+        if row is None:
+            return None
+        return {**dict(zip(OFFER_COLUMNS, row)), "held_reading": held["held_reason"]}
 
     def state(self, provider: str) -> ProviderState | None:
         return self.providers.get(provider)

@@ -1,0 +1,141 @@
+"""The quality gate: the screens a reading passes before it can become the latest price.
+
+Two kinds of screen, in the spirit of the public price indices:
+
+- **The parse itself is wrong** (:func:`crawl_findings`, a run monitor: the provider run is
+  ``suspect``): an instance price that does not divide into the per-GPU price the page prints
+  beside it (half a cent tolerance), a spot price above the on-demand price of the same offer.
+- **One reading is not yet believable** (:func:`screen`, per offer: the reading is stored but
+  *held*, and the offer's last trusted reading stays current): a per-GPU price outside the
+  model's plausible band (``usd_per_gpu_hour`` in the GPU catalog), or a move of 25 % or more
+  from the last trusted price, until the provider's next successful run shows the same price
+  again or other providers moved the same GPU by 10 % or more the same way in this run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import pandas as pd
+
+from pricewatch.catalog import load_catalog
+
+# Wide enough for any GPU rented by the hour in USD; the catalog narrows it per model.
+DEFAULT_BAND = (0.01, 250.0)
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    move_pct: float = float(os.environ.get("PRICEWATCH_GATE_MOVE_PCT", 25))
+    market_pct: float = float(os.environ.get("PRICEWATCH_GATE_MARKET_PCT", 10))
+    per_gpu_tolerance: float = 0.005
+
+
+def crawl_findings(offers: list[dict], config: GateConfig = GateConfig()) -> list[str]:
+    """Signals that the parse is wrong (each one line, counted)."""
+    findings = []
+    bad = []
+    for o in offers:
+        stated = o.get("stated_per_gpu")
+        if stated is None or not o.get("is_priced"):
+            continue
+        try:
+            stated = float(str(stated).replace("$", "").replace(",", "").strip())
+        except ValueError:
+            bad.append(f"{o['offer_key']}: per-GPU price {o['stated_per_gpu']!r} is not a number")
+            continue
+        if abs(float(o["price_per_hour"]) / int(o["gpu_count"]) - stated) > config.per_gpu_tolerance:
+            bad.append(f"{o['offer_key']}: ${o['price_per_hour']}/h / {o['gpu_count']} GPUs is not the "
+                       f"${stated} per GPU the page prints")
+    if bad:
+        findings.append(f"{len(bad)} offer(s) whose instance and per-GPU prices disagree, e.g. {bad[0]}")
+    on_demand = {_twin(o): o for o in offers if o.get("billing") == "on-demand" and o.get("is_priced")}
+    inverted = [o for o in offers if o.get("billing") == "spot" and o.get("is_priced")
+                and _twin(o) in on_demand
+                and float(o["price_per_hour"]) > float(on_demand[_twin(o)]["price_per_hour"])]
+    if inverted:
+        o = inverted[0]
+        findings.append(f"{len(inverted)} spot price(s) above the on-demand price of the same offer, e.g. "
+                        f"{o['offer_key']} ${o['price_per_hour']}/h > ${on_demand[_twin(o)]['price_per_hour']}/h")
+    return findings
+
+
+def _twin(o: dict) -> tuple:
+    """What a spot offer shares with its on-demand twin."""
+    return (o.get("gpu_label"), o.get("gpu_count"), o.get("vram_gb"), o.get("region"), o.get("sku"))
+
+
+def band_for(model: str | None) -> tuple[float, float]:
+    if model is None:
+        return DEFAULT_BAND
+    catalog = load_catalog()
+    band = getattr(catalog, "plausible_band", None)
+    found = band(model) if band else None
+    return tuple(found) if found else DEFAULT_BAND
+
+
+def screen(offers: pd.DataFrame, previous: pd.DataFrame, config: GateConfig = GateConfig()) -> pd.DataFrame:
+    """offers with held_reason / screen_note filled in.
+
+    previous: one row per (provider, offer_key) seen before, with ``trusted_price`` (the last
+    trusted price per hour), ``last_price`` and ``last_held`` (its reading in the provider's
+    previous successful run, and whether that reading was held).
+    """
+    out = offers.copy()
+    out["held_reason"] = None
+    out["screen_note"] = None
+    if not len(out):
+        return out
+    prev = previous.set_index(["provider", "offer_key"]) if len(previous) else None
+    moves: dict[int, float] = {}       # every move from a trusted price, in percent
+    for i, o in out.iterrows():
+        if not o["is_priced"]:
+            continue
+        per_gpu = float(o["price_per_gpu_hour"])
+        low, high = band_for(o["gpu_model"] if isinstance(o["gpu_model"], str) else None)
+        if not low <= per_gpu <= high:
+            what = o["gpu_model"] if isinstance(o["gpu_model"], str) else "any GPU"
+            out.at[i, "held_reason"] = (f"${per_gpu:g} per GPU-hour is outside the plausible band "
+                                        f"${low:g}-${high:g} for {what}")
+            continue
+        if prev is None or (o["provider"], o["offer_key"]) not in prev.index:
+            continue
+        p = prev.loc[(o["provider"], o["offer_key"])]
+        trusted = p["trusted_price"]
+        if trusted is None or pd.isna(trusted) or float(trusted) <= 0:
+            continue
+        moves[i] = (float(o["price_per_hour"]) - float(trusted)) / float(trusted) * 100
+    for i, move in moves.items():
+        if abs(move) < config.move_pct:
+            continue
+        o = out.loc[i]
+        p = prev.loc[(o["provider"], o["offer_key"])]
+        if bool(p["last_held"]) and p["last_price"] is not None and not pd.isna(p["last_price"]) \
+                and abs(float(p["last_price"]) - float(o["price_per_hour"])) < 1e-9:
+            out.at[i, "screen_note"] = f"moved {move:+.1f}%, confirmed by the provider's next run"
+            continue
+        market = _market_move(out, moves, i, config)
+        if market:
+            out.at[i, "screen_note"] = f"moved {move:+.1f}%; {market}"
+            continue
+        out.at[i, "held_reason"] = (f"moved {move:+.1f}% from the last trusted ${float(p['trusted_price']):g}/h; "
+                                    "held until the provider's next run confirms it")
+    return out
+
+
+def _market_move(out: pd.DataFrame, moves: dict[int, float], i: int, config: GateConfig) -> str | None:
+    """Other providers moved the same GPU (model, billing) by market_pct or more the same way."""
+    o = out.loc[i]
+    if not isinstance(o["gpu_model"], str):
+        return None
+    sign = 1 if moves[i] > 0 else -1
+    others = {}
+    for j, m in moves.items():
+        q = out.loc[j]
+        if q["provider"] != o["provider"] and q["gpu_model"] == o["gpu_model"] and q["billing"] == o["billing"] \
+                and m * sign >= config.market_pct:
+            others.setdefault(q["provider"], m)
+    if not others:
+        return None
+    return f"{o['gpu_model']} moved the same way at {', '.join(sorted(others))}"
