@@ -1,33 +1,57 @@
 """Verda (formerly DataCrunch): the schema.org Offers in the pricing page's JSON-LD.
 
-``https://verda.com/pricing`` carries ``<script type="application/ld+json">`` blocks; the one
-with an ``@graph`` lists every price as ``{"@type":"Offer","name":"1x H100 SXM5 80GB on-demand",
-"description":"Hourly on-demand instance price","price":3.81,"priceCurrency":"USD"}``. Other
-blocks (Organization, BreadcrumbList) hold no offers.
+``https://verda.com/pricing`` carries a ``<script type="application/ld+json">`` element whose
+``@graph`` holds every price as an Offer (recorded 2026-08-22, tests/real/verda)::
 
-The name is ``<N>x <GPU label> <kind>``; kind is on-demand, spot, instant cluster or
-serverless <mode>. Unit: the page prices the named configuration per hour ("Hourly ...
-instance price", "Hourly instant cluster price"), so the price is per instance-hour for N
-GPUs: a 1x instance is one GPU (per instance = per GPU), an 8x instant cluster is one 8-GPU
-node. Serverless offers are per container and not GPU rentals: skipped. Offers with a kind
-but no GPU label (" on-demand") are CPU-only instances: skipped. The page repeats some offers
-verbatim (featured grid + full list); the duplicate pipeline folds them.
+    {"@type":"Offer","name":"1x B300 SXM6 268GB on-demand","description":"Hourly on-demand
+     instance price","price":7.5,"priceCurrency":"USD","priceSpecification":
+     {"@type":"UnitPriceSpecification","price":7.5,"priceCurrency":"USD","unitText":"hour"}}
+
+The name is ``<N>x <GPU label> <kind>``; the description says what the price is, and the two
+must agree (:data:`KINDS`). The price is per hour of the named configuration: a "1x" instance
+is one GPU, "104x B300 ... instant cluster" is $780 for 104 GPUs ($7.50 per GPU-hour),
+"8x B200 ... serverless continuous" is $53.77 for an 8-GPU container. So every price is read
+per instance-hour of ``N`` GPUs (for a 1x instance that is the GPU-hour).
+
+What is an offer here:
+
+* instances (``on-demand`` / ``spot``): billing and tier as named;
+* ``instant cluster``: billed on demand, tier "instant cluster", self-service (priced per
+  hour on the public page, no sales contact);
+* serverless containers (``serverless continuous`` / ``serverless spot``): GPUs rented per
+  container-hour, so kept as GPU offers, but with tier "serverless": a claim about the cheapest
+  on-demand *instance* can leave them out by tier;
+* not offers: storage ("Monthly storage price per GiB") and the CPU instances and CPU
+  containers, whose names carry no GPU (``" on-demand"``, ``" serverless spot"``).
+
+A description we do not know is a layout error for that offer kind, never a guess; so is a
+unit other than "hour" in ``priceSpecification``. The page repeats the H100 rows verbatim
+(featured grid + full list): the duplicate pipeline folds them. Confidential-compute rows
+("B200 CC SXM6 180GB") keep their label, so their key differs from the plain B200's.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
-from spiders.base import PriceSpider
-from spiders.items import OfferItem
+from parsel import Selector
 
-NAME = re.compile(r"^\s*(?:(?P<count>\d+)x\s+)?(?P<label>.*?)\s*(?P<kind>on-demand|spot|instant cluster)\s*$", re.I)
-KINDS = {  # kind in the name -> (billing, tier)
-    "on-demand": ("on-demand", "on-demand"),
-    "spot": ("spot", "spot"),
-    "instant cluster": ("on-demand", "instant cluster"),
+from spiders.base import Parsed, PriceSpider, load_json
+
+#: kind in the offer name -> (the description the page gives it, billing, tier)
+KINDS = {
+    "on-demand": ("Hourly on-demand instance price", "on-demand", "on-demand"),
+    "spot": ("Hourly spot instance price", "spot", "spot"),
+    "instant cluster": ("Hourly instant cluster price", "on-demand", "instant cluster"),
+    "serverless continuous": ("Hourly serverless container price", "on-demand", "serverless"),
+    "serverless spot": ("Hourly serverless spot container price", "spot", "serverless"),
 }
+#: Offers the page lists that are not GPU rentals, by description.
+NOT_GPU = {"Monthly storage price per GiB"}
+
+NAME = re.compile(r"^\s*(?:(?P<count>\d+)x\s+)?(?P<label>.*?)\s*(?P<kind>" +
+                  "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True)) + r")\s*$", re.I)
+VRAM = re.compile(r"(\d+(?:\.\d+)?)\s*GB\b", re.I)
 
 
 def offers_in(node):
@@ -44,68 +68,81 @@ def offers_in(node):
             yield from offers_in(child)
 
 
+def parse_pricing(text: str, url: str) -> Parsed:
+    """The GPU offers of the pricing page's JSON-LD (see the module docstring)."""
+    parsed = Parsed()
+    blocks = Selector(text=text).xpath('//script[@type="application/ld+json"]/text()').getall()
+    if not blocks:
+        parsed.error(f"{url}: no JSON-LD (<script type=\"application/ld+json\">) in the page")
+        return parsed
+    offers = []
+    for block in blocks:
+        read = Parsed()
+        document = load_json(block, f"{url} JSON-LD", read)
+        if document is None:
+            if '"Offer"' in block:  # a broken Organization block costs nothing; a broken offer list does
+                parsed.error(f"{url}: JSON-LD block with offers is not valid JSON")
+            continue
+        offers.extend(offers_in(document))
+    if not offers:
+        parsed.error(f"{url}: JSON-LD has no schema.org Offer nodes")
+        return parsed
+
+    problems: dict[str, list[str]] = {}  # distinct problem -> offer names it applies to
+    for offer in offers:
+        name = str(offer.get("name") or "")
+        description = " ".join(str(offer.get("description") or "").split())
+        if description in NOT_GPU:
+            continue
+        m = NAME.match(name)
+        if not m:
+            problems.setdefault(f"offer(s) named with no kind we know (described as {description!r})",
+                                []).append(name)
+            continue
+        kind = m["kind"].lower()
+        expected, billing, tier = KINDS[kind]
+        if description != expected:
+            problems.setdefault(f"{kind} offer(s) described as {description!r}, not {expected!r}",
+                                []).append(name)
+            continue
+        spec = offer.get("priceSpecification") if isinstance(offer.get("priceSpecification"), dict) else {}
+        unit = spec.get("unitText")
+        if unit is not None and str(unit).strip().lower() != "hour":
+            problems.setdefault(f"{kind} offer(s) priced per {unit!r} (unitText), not per 'hour'",
+                                []).append(name)
+            continue
+        if not m["label"]:
+            continue  # a CPU instance or CPU container: no GPU in the name
+        if not m["count"]:
+            problems.setdefault("offer name(s) without a leading '<N>x ' GPU count", []).append(name)
+            continue
+        currency = offer.get("priceCurrency") or spec.get("priceCurrency")
+        if not currency:
+            problems.setdefault("offer(s) without priceCurrency", []).append(name)
+            continue
+        if spec.get("priceCurrency") not in (None, currency) or (
+                "price" in spec and "price" in offer and spec["price"] != offer["price"]):
+            problems.setdefault("offer(s) whose price/priceCurrency disagrees with priceSpecification",
+                                []).append(name)
+            continue
+        vram = VRAM.search(m["label"])
+        parsed.offer(
+            gpu_label=m["label"], gpu_count=int(m["count"]),
+            vram_gb=float(vram[1]) if vram else None,
+            billing=billing, tier=tier, self_service=True, currency=str(currency).strip(),
+            price_raw=offer.get("price", spec.get("price")), price_unit="instance_hour",
+        )
+    for problem, names in problems.items():  # one message per distinct problem, the example last
+        parsed.error(f"{len(names)} {problem}, e.g. {names[0]!r}")
+    if not parsed.offers and not parsed.errors:
+        parsed.error(f"{url}: none of the {len(offers)} JSON-LD Offers is a GPU offer '<N>x <GPU> <kind>'")
+    return parsed
+
+
 class VerdaSpider(PriceSpider):
     name = "verda"
     allowed_domains = ["verda.com", "datacrunch.io"]
     pricing_url = "https://verda.com/pricing"
 
     def parse(self, response):
-        blocks = response.xpath('//script[@type="application/ld+json"]/text()').getall()
-        if not blocks:
-            self.layout_error(f"{response.url}: no JSON-LD (<script type=\"application/ld+json\">) in the page")
-            return
-        offers = []
-        for text in blocks:
-            try:
-                offers.extend(offers_in(json.loads(text)))
-            except json.JSONDecodeError as exc:
-                if '"Offer"' in text:  # a broken Organization block costs nothing; a broken offer list does
-                    self.layout_error(f"{response.url}: JSON-LD block with offers is not valid JSON ({exc})")
-        if not offers:
-            self.layout_error(f"{response.url}: JSON-LD has no schema.org Offer nodes")
-            return
-        gpu_offers = 0
-        for offer in offers:
-            item = self.offer_item(response.url, offer)
-            if item is not None:
-                gpu_offers += 1
-                yield item
-        if not gpu_offers:
-            self.layout_error(f"{response.url}: no JSON-LD Offer named '<N>x <GPU> on-demand|spot|instant cluster'")
-
-    def offer_item(self, url: str, offer: dict) -> OfferItem | None:
-        name = str(offer.get("name") or "")
-        lowered = name.lower()
-        if "serverless" in lowered:
-            self.crawler.stats.inc_value("pricewatch/verda/serverless_skipped")
-            return None
-        m = NAME.match(name)
-        if not m:
-            return None  # storage and other non-compute offers carry no instance kind
-        if not m["label"]:
-            self.crawler.stats.inc_value("pricewatch/verda/cpu_only_skipped")
-            return None
-        if not m["count"]:
-            self.layout_error(f"{url}: offer {name!r} has no leading '<N>x ' GPU count")
-            return None
-        kind = m["kind"].lower()
-        description = str(offer.get("description") or "").lower()
-        if description:
-            said = [k for k in ("on-demand", "spot", "instant cluster") if k in description]
-            if "hourly" not in description or (said and said != [kind]):
-                self.layout_error(f"{url}: offer {name!r} is described as {offer['description']!r}, "
-                                  f"expected an hourly {kind} price")
-                return None
-        currency = offer.get("priceCurrency")
-        if not currency:
-            self.layout_error(f"{url}: offer {name!r} has no priceCurrency")
-            return None
-        billing, tier = KINDS[kind]
-        return OfferItem(
-            provider=self.name, offer_key=name.strip(), gpu_label=m["label"], gpu_count=int(m["count"]),
-            billing=billing, tier=tier, region=None, currency=currency,
-            price_raw=offer.get("price"),
-            # "per GPU" is never stated on this page today; if it ever is, believe it.
-            price_unit="gpu_hour" if "per gpu" in description else "instance_hour",
-            availability=offer.get("availability"),
-        )
+        yield from self.emit(parse_pricing(response.text, response.url))
