@@ -1,36 +1,199 @@
 """CoreWeave: the public pricing page (server-rendered Webflow HTML), GPU instances only.
 
-Each instance is a Webflow CMS row ``<div role="listitem" class="table-row-v2 ...">`` with
-``<h3 data-product=... class="table-model-name">``, spec cells ``table-meta-value`` each
-followed by its label ("GPU Count", "VRAM", ...), and prices in labeled spans
-("On-Demand Price: <span class="item-value">$68.80</span> / Hour", "Spot Price: ...").
-Prices are per instance-hour for the row's GPU Count.
+Read from the real page (recorded 2026-08-22, ``tests/real/coreweave/``). Under the
+``<h2>On-demand GPU instances</h2>`` heading, one table per region, each announced by
+``<h5><strong>REGION: NORTH AMERICA</strong></h5>`` (then ``REGION: EUROPE``). A table has a
+header row (``table-v2-header``: "GPU Model", "GPU Count", "VRAM (GB)", ..., "On-Demand Price
+(Per Hour)", "Spot Price (Per Hour)", in North America also "Inference Single GPU Price(Per
+Hour)²") and one Webflow CMS row per instance, ``<div role="listitem" class="table-row-v2 ...">``.
 
-Traps handled here:
-- every row repeats its price in an unlabeled ``<div>$68.80</div>``: only labeled spans count;
-- Webflow leaves hidden, empty price spans in the HTML (``w-condition-invisible``): skipped;
-- GB200/GB300 NVL72 rows print GPU Count ``4^1`` (footnote 1: priced per 4 GPUs): count 4;
-- rows under "On-demand CPU instances" are CPU nodes, not GPU offers: skipped;
-- the same model is listed per region ("REGION: NORTH AMERICA" / "REGION: EUROPE").
+Every row is printed twice, in one element: desktop cells (``table-v2-cell``, read by their
+column header) and a mobile card (model name again, labeled price spans "On-Demand Price:
+<span class="item-value">$68.80</span> / Hour", and spec pairs ``table-meta-value`` + label
+"GPU Count", "VRAM", ...). So:
+
+- the model name (``h3.table-model-name``) appears twice: it is read once (both must agree);
+- GPU count, VRAM and each tier's price are read from both copies, which must agree; a value
+  blank in one copy is taken from the other (GB300 NVL72's on-demand span is empty, its desktop
+  cell says "Contact sales");
+- prices are per instance-hour: the span says "/ Hour" and the header "(Per Hour)" (both
+  checked); per GPU = / GPU Count. GB200/GB300 NVL72 rows print GPU Count ``4^1`` (footnote 1):
+  4 GPUs;
+- "N/A" is a tier the row does not offer (no offer); "Contact sales" is an offer without a
+  public price (unpriced, not self-service); anything else that is not a "$" price is an error;
+- "Inference Single CPU Price" (sic) is another product (serverless inference per GPU): never an
+  instance price;
+- rows under "On-demand CPU instances" (AMD Genoa, same markup, its own "REGION:" heading) are
+  CPU nodes, not GPU offers.
 """
 
 from __future__ import annotations
 
 import re
 
-from spiders.base import PriceSpider, text_of
-from spiders.items import OfferItem
+from parsel import Selector
 
-ROWS = '//div[@role="listitem"][contains(concat(" ", normalize-space(@class), " "), " table-row-v2 ")]'
-GPU_SECTION = re.compile(r"\bGPU instances\b", re.I)
-# "8", "4^1", "4<sup>1</sup>": the footnote mark is never part of the count.
+from spiders.base import Parsed, PriceSpider, text_of
+
+GPU_HEADING = "On-demand GPU instances"
+
+
+def _cls(name: str) -> str:
+    """XPath predicate: the element's class list has ``name`` (a whole token)."""
+    return f'contains(concat(" ", normalize-space(@class), " "), " {name} ")'
+
+
+ROWS = f'//div[@role="listitem"][{_cls("table-row-v2")}]'
+HEADER_CELLS = (f'ancestor::div[{_cls("table-v2")}][1]/div[{_cls("table-v2-header")}]'
+                f'//div[{_cls("table-header-text")}]')
+DESKTOP_CELLS = f'.//div[{_cls("table-grid")}][1]/div[{_cls("table-v2-cell")}]'
+MODEL_NAMES = f'.//h3[{_cls("table-model-name")}]'
+PRICE_SPANS = f'.//span[span[{_cls("item-value")}]]'
+SPEC_VALUES = f'.//div[{_cls("table-cell-column-right")}]//div[{_cls("table-meta-value")}]'
+
+# "8", "4^1", "4" of "4<sup>1</sup>": the footnote mark is never part of the count.
 GPU_COUNT = re.compile(r"^(\d+)\s*(?:\^\s*\d+)?$")
-PRICE_LABELS = {"on-demand price": "on-demand", "spot price": "spot"}
+PRICE = re.compile(r"^\$\d{1,3}(?:,\d{3})*(?:\.\d+)?$|^\$\d+(?:\.\d+)?$")
+NOT_OFFERED = {"n/a", "na", "-", "—", "–"}
+UNPRICED = re.compile(r"\b(contact|sales|request|quote)\b", re.I)
+
+# what -> (desktop column header starts with, mobile label)
+FIELDS = {
+    "GPU Count": ("GPU Count", "GPU Count"),
+    "VRAM": ("VRAM", "VRAM"),
+    "on-demand": ("On-Demand Price", "On-Demand Price"),
+    "spot": ("Spot Price", "Spot Price"),
+}
+TIERS = ("on-demand", "spot")
+# Mobile price labels that are not instance offers.
+OTHER_PRODUCTS = ("Inference Single CPU Price", "Inference Single GPU Price")
 
 
 def text(sel) -> str:
     # Footnote markers (<sup>1</sup>) are not part of a value: "4<sup>1</sup>" is 4 GPUs.
     return text_of(sel, ".//text()[not(ancestor::sup)]")
+
+
+def parse_pricing(body: str, url: str) -> Parsed:
+    """GPU instance offers of the pricing page, one per model, region and offered tier."""
+    parsed = Parsed()
+    page = Selector(text=body)
+    rows = page.xpath(ROWS)
+    if not rows:
+        parsed.error('no <div role="listitem" class="table-row-v2"> rows')
+        return parsed
+    gpu_rows = [r for r in rows if text(r.xpath("preceding::h2[1]")) == GPU_HEADING]
+    if not gpu_rows:
+        parsed.error(f'no table rows under an "{GPU_HEADING}" heading')
+        return parsed
+    problems: dict[str, list[str]] = {}
+    for row in gpu_rows:
+        offers, row_problems, name = _row(row)
+        for problem in row_problems:
+            problems.setdefault(problem, [])
+            if name not in problems[problem]:
+                problems[problem].append(name)
+        if not row_problems:
+            parsed.offers += offers
+    for problem, names in problems.items():
+        shown = ", ".join(repr(n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
+        parsed.error(f"{problem} (rows {shown})")
+    if not parsed.offers and not parsed.errors:
+        parsed.error(f'no GPU offer under "{GPU_HEADING}"')
+    return parsed
+
+
+def _row(row) -> tuple[list[dict], list[str], str]:
+    """(offers, problems, model name) of one GPU row."""
+    problems: list[str] = []
+    names = list(dict.fromkeys(text(h) for h in row.xpath(MODEL_NAMES)))
+    name = names[0] if names else "?"
+    if not names or not names[0]:
+        return [], ['a GPU row has no <h3 class="table-model-name">'], name
+    if len(names) > 1:
+        return [], [f"model name printed two ways ({' / '.join(names)})"], name
+    region_head = text(row.xpath('preceding::*[starts-with(normalize-space(text()), "REGION:")][1]'))
+    if not region_head:
+        return [], ['no "REGION: ..." heading above the table'], name
+    region = region_head.split(":", 1)[1].strip().title()
+
+    # Desktop copy: cells under their column headers.
+    headers = [text(h) for h in row.xpath(HEADER_CELLS)]
+    cells = [text(c) for c in row.xpath(DESKTOP_CELLS)]
+    if not headers:
+        return [], ["no table header row (table-v2-header)"], name
+    if len(cells) != len(headers):
+        return [], [f"{len(cells)} desktop cells under {len(headers)} column headers"], name
+    desktop: dict[str, str] = {}
+    for what, (prefix, _) in FIELDS.items():
+        columns = [i for i, h in enumerate(headers) if h.startswith(prefix)]
+        if len(columns) != 1:
+            problems.append(f'no "{prefix}" column in the table header' if not columns
+                            else f'several "{prefix}" columns in the table header')
+            continue
+        desktop[what] = cells[columns[0]]
+        if what in TIERS and "(Per Hour)" not in headers[columns[0]]:
+            problems.append(f'price column no longer "(Per Hour)": {headers[columns[0]]!r}')
+
+    # Mobile copy: labeled spec pairs and labeled price spans.
+    mobile: dict[str, str] = {}
+    for value in row.xpath(SPEC_VALUES):
+        label = text(value.xpath("following-sibling::*[1]"))
+        if label in ("GPU Count", "VRAM"):
+            mobile[label] = text(value)
+    per_hour: dict[str, str] = {}
+    for span in row.xpath(PRICE_SPANS):
+        value = span.xpath(f'./span[{_cls("item-value")}]')
+        label = " ".join(" ".join(value.xpath("preceding-sibling::text()").getall()).split()).rstrip(":").strip()
+        tier = next((t for t in TIERS if FIELDS[t][1] == label), None)
+        if tier is None:
+            if not label:
+                problems.append("a price span has no label")
+            elif label not in OTHER_PRODUCTS:
+                problems.append(f"unknown price label {label!r}")
+            continue
+        mobile[tier] = text(value)
+        # The unit statement: "On-Demand Price: $68.80 / Hour".
+        per_hour[tier] = " ".join(" ".join(value.xpath("following-sibling::text()").getall()).split())
+    if "on-demand" not in mobile:
+        problems.append('no "On-Demand Price:" span')
+
+    values: dict[str, str] = {}
+    for what in FIELDS:
+        d, m = desktop.get(what, ""), mobile.get(what, "")
+        if d and m and d != m:
+            problems.append(f"{what} printed two ways ({d!r} / {m!r})")
+        values[what] = m or d
+    count = GPU_COUNT.match(values["GPU Count"])
+    if not count and not problems:
+        problems.append(f"no readable GPU Count ({values['GPU Count']!r})")
+    vram = re.match(r"^\d+(?:\.\d+)?$", values["VRAM"])
+    if problems:
+        return [], problems, name
+
+    offers = []
+    for tier in TIERS:
+        value = values[tier]
+        if value.lower() in NOT_OFFERED:
+            continue  # "N/A": the row does not offer this tier
+        if not value:
+            problems.append(f"{tier} price is blank in both copies")
+            continue
+        priced = bool(PRICE.match(value))
+        if priced and tier in per_hour and per_hour[tier] != "/ Hour":
+            problems.append(f'{tier} price no longer "/ Hour" (reads {per_hour[tier]!r})')
+            continue
+        if not priced and not UNPRICED.search(value):
+            problems.append(f"{tier} price unreadable ({value!r})")
+            continue
+        offers.append(dict(
+            gpu_label=name, gpu_count=int(count.group(1)),
+            vram_gb=float(vram.group(0)) if vram else None,
+            billing=tier, tier=tier, region=region, currency="USD",
+            # "Contact sales" instead of a number: an offer, unpriced, not self-service.
+            self_service=priced, price_raw=value, price_unit="instance_hour", availability=None,
+        ))
+    return offers, problems, name
 
 
 class CoreWeaveSpider(PriceSpider):
@@ -39,64 +202,4 @@ class CoreWeaveSpider(PriceSpider):
     pricing_url = "https://www.coreweave.com/pricing"
 
     def parse(self, response):
-        rows = response.xpath(ROWS)
-        if not rows:
-            self.layout_error(f'{response.url}: no <div role="listitem" class="table-row-v2"> rows')
-            return
-        gpu_rows = [r for r in rows if GPU_SECTION.search(text(r.xpath("preceding::h2[1]")))]
-        if not gpu_rows:
-            self.layout_error(f'{response.url}: no table rows under an "On-demand GPU instances" heading')
-            return
-        offers = []
-        for row in gpu_rows:
-            row_offers = self._row_offers(response, row)
-            if row_offers is None:
-                return  # the page is not what we know: publish nothing rather than a part
-            offers += row_offers
-        yield from offers
-
-    def _row_offers(self, response, row) -> list[OfferItem] | None:
-        model = row.xpath('.//h3[contains(@class, "table-model-name")]')
-        label = text(model)
-        product = model.attrib.get("data-product", "").strip() if model else ""
-        if not label or not product:
-            self.layout_error(f"{response.url}: a GPU row has no <h3 data-product class=table-model-name>")
-            return None
-        where = f"{response.url}: row {label!r}"
-        region_header = text(row.xpath('preceding::*[starts-with(normalize-space(text()), "REGION:")][1]'))
-        if not region_header:
-            self.layout_error(f"{where} has no 'REGION: ...' header before it")
-            return None
-        region = region_header.split(":", 1)[1].strip().title()
-        specs = {text(v.xpath("following-sibling::*[1]")): text(v)
-                 for v in row.xpath('.//*[contains(@class, "table-meta-value")]')}
-        count = GPU_COUNT.match(specs.get("GPU Count", ""))
-        if not count:
-            self.layout_error(f"{where} has no readable 'GPU Count' cell (specs: {specs})")
-            return None
-        vram = re.match(r"^(\d+(?:\.\d+)?)", specs.get("VRAM", ""))
-        offers = []
-        for span in row.xpath('.//span[span[contains(@class, "item-value")]]'):
-            if "w-condition-invisible" in span.attrib.get("class", ""):
-                continue  # hidden, empty binding: this row has no such price
-            kind = " ".join(span.xpath("./text()").get("").split()).rstrip(":").lower()
-            billing = PRICE_LABELS.get(kind)
-            if billing is None:
-                continue  # other labeled rates (e.g. inference) are not instance offers
-            value = text(span.xpath('./span[contains(@class, "item-value")]'))
-            if value.startswith("$") and "/ Hour" not in text(span):
-                self.layout_error(f"{where}: {kind} is no longer per '/ Hour' ({text(span)!r})")
-                return None
-            offers.append(OfferItem(
-                provider=self.name, offer_key=f"{product}:{region.lower().replace(' ', '-')}:{billing}",
-                gpu_label=label, gpu_count=int(count.group(1)),
-                vram_gb=float(vram.group(1)) if vram else None,
-                billing=billing, tier=billing, region=region, currency="USD",
-                # "Contact Sales" instead of a number: unpriced, and not self-service.
-                self_service=value.startswith("$"),
-                price_raw=value or None, price_unit="instance_hour", availability=None,
-            ))
-        if not any(o["billing"] == "on-demand" for o in offers):
-            self.layout_error(f"{where} has no 'On-Demand Price:' span")
-            return None
-        return offers
+        yield from self.emit(parse_pricing(response.text, response.url))
