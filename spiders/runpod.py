@@ -125,10 +125,10 @@ def parse_gpu_types(text: str, url: str = API) -> Parsed:
                 continue
             for billing, field in (("on-demand", price_field), ("spot", spot_field)):
                 price = gpu.get(field)
-                if price is not None and not _number(price):
-                    problem(f"{field} is not a number ({price!r})", gpu["id"])
+                if price is not None and not (_number(price) and price >= 0):
+                    problem(f"{field} is not a price ({price!r})", gpu["id"])
                     continue
-                if not price or price < 0 or (offered is None and price == PLACEHOLDER_PRICE):
+                if not price or (offered is None and price == PLACEHOLDER_PRICE):
                     continue   # 0 / null: not offered; 0.5 without a flag: the placeholder
                 for count in counts:
                     parsed.offer(gpu_label=gpu["id"], gpu_count=count,

@@ -272,3 +272,11 @@ def test_entries_lacking_a_price_field_fail_with_one_message():
     assert len(parsed.errors) == 1 and "lacks securePrice" in parsed.errors[0]
     assert "45 more" in parsed.errors[0]
     assert "lacks securePrice" in failure(json.dumps(answer))
+
+
+def test_a_price_that_is_not_a_number_fails_naming_the_field():
+    answer = json.loads(WHOLE)
+    answer["data"]["gpuTypes"][0]["securePrice"] = "2.39/hr"
+    answer["data"]["gpuTypes"][1]["securePrice"] = -1
+    error = failure(json.dumps(answer))
+    assert "securePrice is not a price" in error and "'2.39/hr'" in error
