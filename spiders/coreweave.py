@@ -112,8 +112,10 @@ def _row(row) -> tuple[list[dict], list[str], str]:
         return [], ['a GPU row has no <h3 class="table-model-name">'], name
     if len(names) > 1:
         return [], [f"model name printed two ways ({' / '.join(names)})"], name
-    region_head = text(row.xpath('preceding::*[starts-with(normalize-space(text()), "REGION:")][1]'))
-    if not region_head:
+    region_el = row.xpath('preceding::*[starts-with(normalize-space(text()), "REGION:")][1]')
+    region_head = text(region_el)
+    # The region heading must be the table's own (inside the GPU section), not one from above it.
+    if not region_head or text(region_el.xpath("preceding::h2[1]")) != GPU_HEADING:
         return [], ['no "REGION: ..." heading above the table'], name
     region = region_head.split(":", 1)[1].strip().title()
 
