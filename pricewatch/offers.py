@@ -18,16 +18,16 @@ BILLINGS = ("on-demand", "spot", "reserved", "marketplace")
 IDENTITY_FIELDS = ("gpu_count", "sku", "gpu_label", "vram_gb", "billing", "tier", "reserved_term", "region",
                    "variant")
 
-# Nominal memory sizes of GPUs sold today (GB per GPU). A source that reports 269 GB for a
-# B300 (GiB, or memory minus a reserve) or 81559 MiB for an H100 means one of these.
+# Nominal memory sizes of GPUs sold today (GB per GPU). A figure within 3% of one is that size
+# (81559 MiB is 79.6 GB: an 80 GB H100); anything else is kept as the source printed it (a B300
+# printed as 268 GB stays 268 in the key; the catalog then stores the model's nominal size).
 NOMINAL_VRAM_GB = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 45, 48, 64, 80, 94, 96, 128, 141, 180, 186,
                    192, 256, 279, 288)
 
 
 def nominal_vram(value, unit: str = "GB") -> float | None:
-    """The nominal per-GPU memory size a reported figure stands for (GB, or MiB when
-    ``unit`` says so or the figure is too large to be GB); None when it cannot be read.
-    A figure within 7% of a nominal size is that size; any other figure is kept as reported."""
+    """Per-GPU memory in GB from a reported figure (GB, or MiB when ``unit`` says so or the
+    figure is too large to be GB); None when it cannot be read."""
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -39,7 +39,7 @@ def nominal_vram(value, unit: str = "GB") -> float | None:
     if unit.upper() in ("MIB", "MB") or v > 1024:
         v = v / 1024
     best = min(NOMINAL_VRAM_GB, key=lambda n: abs(n - v))
-    if abs(best - v) <= 0.07 * best:
+    if abs(best - v) <= 0.03 * best:
         return float(best)
     return round(v, 1)
 
@@ -50,7 +50,7 @@ def offer_key(item) -> str:
     label = str(item.get("sku") or item["gpu_label"]).strip()
     parts = [f"{int(item['gpu_count'])}x {label}"]
     vram = item.get("vram_gb")
-    if vram:
+    if vram and f"{float(vram):g}gb" not in label.lower().replace(" ", ""):
         parts.append(f"{float(vram):g}GB")
     billing, tier = item["billing"], item.get("tier") or item["billing"]
     parts.append(billing if tier == billing else f"{billing}/{tier}")

@@ -61,9 +61,16 @@ def crawl_findings(offers: list[dict], config: GateConfig = GateConfig()) -> lis
     return findings
 
 
+# Tiers that only restate the billing: a "preemptible" spot offer is the twin of the plain
+# on-demand one. Any other tier (RunPod's secure / community) pairs only with the same tier.
+_BILLING_TIERS = {"on-demand", "spot", "preemptible", "interruptible"}
+
+
 def _twin(o: dict) -> tuple:
     """What a spot offer shares with its on-demand twin."""
-    return (o.get("gpu_label"), o.get("gpu_count"), o.get("vram_gb"), o.get("region"), o.get("sku"))
+    tier = o.get("tier") or ""
+    return (o.get("gpu_label"), o.get("gpu_count"), o.get("vram_gb"), o.get("region"), o.get("sku"),
+            "" if tier in _BILLING_TIERS else tier)
 
 
 def band_for(model: str | None) -> tuple[float, float]:
