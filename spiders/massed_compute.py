@@ -1,10 +1,24 @@
 """Massed Compute: the public pricing page, read from its server-rendered Next.js flight data.
 
-The page streams React Server Components as ``self.__next_f.push([1,"..."])`` strings. Each
-offer is a React element whose key is ``"<GPU label>-x <count>-<n>"`` (the mobile card:
-``"<GPU label>-mobile-x <count>-<n>"``); its price is a string inside that element, with
-RSC's escape for a literal dollar: ``"$$43.46"``. Prices are per instance-hour.
-Every offer is printed twice (mobile card + desktop row); the duplicate pipeline folds them.
+The page streams React Server Components as ``self.__next_f.push([1,"..."])`` strings; joined,
+they are the flight stream: lines ``<hex id>:<payload>``. Each offer is a React element keyed
+``"<GPU label>-x <count>-<n>"`` (the desktop table row) and again ``"<GPU label>-mobile-x
+<count>-<n>"`` (the mobile card). Its price is a string inside that element with RSC's escape
+for a literal dollar (``"$$43.46"``), followed by ``"/hr"``: USD per instance-hour for the row's
+quantity (``×8``). No per-GPU price is printed.
+
+A row's cells are often not inline: React defers them to later chunks, and the row only holds
+a reference string (``"$L2f"``, ``"$2f"``, ``"$@2f"``) to the flight line ``2f:<json>``. A row's
+price is read from the row's own content *with its references resolved*; it is never taken
+from whatever text happens to follow the row in the stream (a deferred chunk of another row
+can sit there). A reference that resolves to a module line (``13:I[...]``) is a client
+component (a link, a layout wrapper), not content; so is an element's type (``["$", "$L13",
+...]``). A reference to a chunk the document does not contain is unresolved: that copy of the
+row says nothing, and the row's other copy (mobile vs desktop) must carry the price.
+
+Labels print memory in parentheses ("H100 (80GB)") and some carry a configuration suffix
+("[ALT Config]", "[Premium]", "NVLink"): the suffix goes to ``variant`` (so those offers keep
+distinct keys) and ``gpu_label`` is the GPU as printed without it, which the catalog resolves.
 """
 
 from __future__ import annotations
@@ -12,69 +26,202 @@ from __future__ import annotations
 import json
 import re
 
-from spiders.base import PriceSpider
-from spiders.items import OfferItem
+from spiders.base import Parsed, PriceSpider
 
 PUSH = re.compile(r'self\.__next_f\.push\(\[1,("(?:[^"\\]|\\.)*")\]\)')
-ROW_KEY = re.compile(r"^(?P<label>.+?)(?P<mobile>-mobile)?-x (?P<count>\d+)-(?P<index>\d+)$")
-LINE = re.compile(r"^([0-9a-f]+):(.*)$")
-RSC_REFERENCE = re.compile(r"^\$[A-Za-z@]?[0-9a-f]+$")  # "$L2f", "$@3", "$5": chunks sent elsewhere
+# A row element's key, then its props object: "H100 (80GB)-mobile-x 8-3",{...}
+ROW_KEY = re.compile(r'"(?P<label>[^"\\]+?)(?P<mobile>-mobile)?-x (?P<count>\d+)-(?P<index>\d+)",(?=\{)')
+FLIGHT_LINE = re.compile(rb"([0-9a-f]+):")
+REFERENCE = re.compile(r"^\$[L@]?(?P<id>[0-9a-f]+)$")  # "$L2f", "$@2f", "$2f"
+PRICE = re.compile(r"^\$\s*(?P<amount>\d[\d,]*(?:\.\d+)?)$")  # after RSC unescaping "$$" -> "$"
+UNPRICED = re.compile(r"^(request|contact us|contact sales)$", re.IGNORECASE)
+UNIT = "/hr"
+VRAM = re.compile(r"\((?P<gb>\d+(?:\.\d+)?)\s*GB\)", re.IGNORECASE)
+SUFFIX = re.compile(r"^(?P<base>.+?)\s+(?:\[(?P<bracket>[^\]]+)\]|(?P<word>NVLink))$")
+SKIPPED_PROPS = {"className", "style", "href", "src", "id"}
+MAX_DEPTH = 40
 
 
 def flight_stream(html: str) -> str:
+    """The RSC flight stream: every ``self.__next_f.push([1, "..."])`` string, joined."""
     return "".join(json.loads(s) for s in PUSH.findall(html))
 
 
-def flight_rows(stream: str):
-    """Parsed JSON payload of each flight line (module and hint lines are skipped)."""
-    for line in stream.split("\n"):
-        m = LINE.match(line)
-        if not m or not m.group(2)[:1] in "[{":
+def flight_chunks(stream: str) -> dict[str, str]:
+    """Payload text of each flight line ``<hex>:<payload>`` (a text line ``<hex>:T<len>,``
+    is read by its byte length, since it may hold newlines). Text that is not at a line
+    start (an excerpt's spliced fragment) is not a chunk."""
+    data = stream.encode("utf-8")
+    chunks: dict[str, str] = {}
+    pos = 0
+    while pos < len(data):
+        m = FLIGHT_LINE.match(data, pos)
+        if m:
+            start = m.end()
+            t = re.match(rb"T([0-9a-f]+),", data[start:start + 20])
+            if t:
+                end = start + t.end() + int(t.group(1), 16)
+                chunks[m.group(1).decode()] = data[start + t.end():end].decode("utf-8", "replace")
+                pos = end
+                continue
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            chunks[m.group(1).decode()] = data[start:end].decode("utf-8", "replace")
+            pos = end + 1
             continue
+        nl = data.find(b"\n", pos)
+        pos = len(data) if nl < 0 else nl + 1
+    return chunks
+
+
+class _Reader:
+    """The texts of a row in reading order, RSC references resolved against the stream."""
+
+    def __init__(self, chunks: dict[str, str]):
+        self.chunks = chunks
+        self._decoded: dict[str, object] = {}
+
+    def _chunk(self, cid: str):
+        """("content", value) | ("component", None) | ("missing", None)."""
+        if cid not in self.chunks:
+            return "missing", None
+        payload = self.chunks[cid]
+        if payload.startswith("I"):  # a client module: a component used for layout
+            return "component", None
+        if cid not in self._decoded:
+            try:
+                self._decoded[cid] = json.loads(payload)
+            except json.JSONDecodeError:
+                self._decoded[cid] = None  # hints, errors, text rows: no row content
+        value = self._decoded[cid]
+        return ("content", value) if value is not None else ("component", None)
+
+    def texts(self, node, unresolved: list[str], seen: frozenset = frozenset(), depth: int = 0):
+        if depth > MAX_DEPTH:
+            return
+        if isinstance(node, str):
+            ref = REFERENCE.match(node)
+            if ref:
+                cid = ref["id"]
+                kind, value = self._chunk(cid)
+                if kind == "missing":
+                    unresolved.append(node)
+                elif kind == "content" and cid not in seen:
+                    yield from self.texts(value, unresolved, seen | {cid}, depth + 1)
+                return
+            yield node[1:] if node.startswith("$$") else node
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            yield str(node)
+        elif isinstance(node, list):
+            if len(node) >= 4 and node[0] == "$" and isinstance(node[1], str):
+                # A React element ["$", type, key, props]: the type ("div", "$L13") is not content.
+                yield from self.texts(node[3], unresolved, seen, depth + 1)
+                return
+            for child in node:
+                yield from self.texts(child, unresolved, seen, depth + 1)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if k not in SKIPPED_PROPS:
+                    yield from self.texts(v, unresolved, seen, depth + 1)
+
+
+def split_label(printed: str) -> tuple[str, str | None, float | None]:
+    """(GPU label without its configuration suffix, the suffix, VRAM in GB if printed)."""
+    m = SUFFIX.match(printed)
+    base, variant = (m["base"], m["bracket"] or m["word"]) if m else (printed, None)
+    vram = VRAM.search(base)
+    return base, variant, float(vram["gb"]) if vram else None
+
+
+def read_copy(texts: list[str]) -> dict:
+    """What one copy of a row says: its prices (with the unit text after each), its unpriced
+    text ("Request"), and the quantity on its "×" badge."""
+    prices, units, unpriced, badge = [], [], None, None
+    for i, t in enumerate(texts):
+        s = t.strip()
+        nxt = texts[i + 1].strip() if i + 1 < len(texts) else ""
+        if PRICE.match(s):
+            prices.append(s)
+            units.append(nxt)
+        elif UNPRICED.match(s) and unpriced is None:
+            unpriced = s
+        elif s == "×" and nxt.isdigit() and badge is None:
+            badge = int(nxt)
+    return {"prices": prices, "units": units, "unpriced": unpriced, "badge": badge}
+
+
+def parse_pricing(text: str, url: str) -> Parsed:
+    """Offers of the pricing page (``vm.massedcompute.com/pricing``) from its flight data."""
+    parsed = Parsed()
+    stream = flight_stream(text)
+    if not stream:
+        parsed.error(f"{url}: no Next.js flight data (self.__next_f.push) in the page")
+        return parsed
+    reader = _Reader(flight_chunks(stream))
+    decoder = json.JSONDecoder()
+    problems: dict[str, list[str]] = {}  # problem -> row keys (one message per distinct problem)
+    rows: dict[tuple[str, int, str], list[tuple[str, dict, list[str]]]] = {}
+    for m in ROW_KEY.finditer(stream):
+        row = m.group(0)[1:-2]
         try:
-            yield json.loads(m.group(2))
+            props, _ = decoder.raw_decode(stream, m.end())
         except json.JSONDecodeError:
+            problems.setdefault("row element is not readable flight JSON", []).append(row)
             continue
+        unresolved: list[str] = []
+        texts = list(reader.texts(props, unresolved))
+        rows.setdefault((m["label"], int(m["count"]), m["index"]), []).append((row, read_copy(texts), unresolved))
+    if not rows:
+        parsed.error(f"{url}: flight data has no offer rows keyed '<GPU>-x <count>-<n>'")
+        return parsed
 
-
-def keyed_elements(node):
-    """Every React element ``["$", type, key, props]`` whose key looks like an offer row."""
-    if isinstance(node, list):
-        if len(node) == 4 and node[0] == "$" and isinstance(node[2], str) and ROW_KEY.match(node[2]):
-            yield node
-            return  # a row's own subtree holds no further rows
-        for child in node:
-            yield from keyed_elements(child)
-    elif isinstance(node, dict):
-        for child in node.values():
-            yield from keyed_elements(child)
-
-
-def strings(node):
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, list):
-        for c in node:
-            yield from strings(c)
-    elif isinstance(node, dict):
-        for k, v in node.items():
-            if k not in ("className", "href", "id"):
-                yield from strings(v)
-
-
-def row_price(element) -> str | None:
-    """The row's own price text, RSC-unescaped; a reference or "Contact us" when no number."""
-    texts = list(strings(element[3]))
-    for t in texts:
-        if t.startswith("$$") and re.match(r"^\$\$\s*\d", t):
-            return t[1:]  # "$$43.46" -> "$43.46"
-    for t in texts:
-        if RSC_REFERENCE.match(t) and t != "$L12":
-            return f"{t} (unresolved RSC reference)"
-    for t in texts:
-        if "contact" in t.lower() or t.strip() in ("—", "-", "N/A"):
-            return t
-    return None
+    for (printed, count, index), copies in rows.items():
+        label, variant, vram = split_label(printed)
+        readings, flagged = [], False  # flagged: a copy of this row had a layout problem
+        for row, copy, unresolved in copies:
+            if copy["badge"] is not None and copy["badge"] != count:
+                problem = f"quantity badge ×{copy['badge']} differs from the row key's {count}"
+                problems.setdefault(problem, []).append(row)
+                flagged = True
+                continue
+            if len(set(copy["prices"])) > 1:
+                problems.setdefault("several prices in one row", []).append(row)
+                flagged = True
+                continue
+            if copy["prices"]:
+                unit = copy["units"][0]
+                if unit != UNIT:
+                    problems.setdefault(f"price unit {unit!r}, not {UNIT!r}", []).append(row)
+                    flagged = True
+                    continue
+                readings.append((copy["prices"][0], True))
+            elif copy["unpriced"]:
+                readings.append((copy["unpriced"], False))
+            elif not unresolved:
+                problems.setdefault("no price ('$$<amount>' + '/hr') and no 'Request'", []).append(row)
+                flagged = True
+                continue
+            # else: this copy's cells are in chunks the document does not hold; the other copy speaks.
+        if not readings:
+            if not flagged:  # every copy is deferred to chunks that are not in the document
+                missing = sorted({r for _, _, unresolved in copies for r in unresolved})
+                problems.setdefault("price only in RSC chunks the page does not contain", []).append(
+                    f"{printed}-x {count}-{index} ({', '.join(missing[:4])})")
+            continue
+        for price_raw, priced in readings:
+            offer = dict(gpu_label=label, gpu_count=count, billing="on-demand", tier="on-demand",
+                         currency="USD", price_raw=price_raw, price_unit="instance_hour")
+            if variant:
+                offer["variant"] = variant
+            if vram:
+                offer["vram_gb"] = vram
+            if not priced:
+                offer["self_service"] = False  # "Request" + a Contact button, no Deploy
+            parsed.offer(**offer)
+    for problem, keys in problems.items():  # the problem first: a long message is cut at its end
+        more = f" (+{len(keys) - 1} more)" if len(keys) > 1 else ""
+        parsed.error(f"{problem}: row {keys[0]!r}{more}")
+    return parsed
 
 
 class MassedComputeSpider(PriceSpider):
@@ -83,27 +230,4 @@ class MassedComputeSpider(PriceSpider):
     pricing_url = "https://vm.massedcompute.com/pricing"
 
     def parse(self, response):
-        stream = flight_stream(response.text)
-        if not stream:
-            self.layout_error(f"{response.url}: no Next.js flight data (self.__next_f.push) in the page")
-            return
-        seen_keys: dict[tuple[str, int], set[str]] = {}
-        found = 0
-        for payload in flight_rows(stream):
-            for element in keyed_elements(payload):
-                m = ROW_KEY.match(element[2])
-                label, count, index = m["label"], int(m["count"]), m["index"]
-                price = row_price(element)
-                found += 1
-                # Distinct configurations of one GPU/count are told apart by the row index.
-                indexes = seen_keys.setdefault((label, count), set())
-                indexes.add(index)
-                key = f"{label} x{count}" + (f" #{index}" if len(indexes) > 1 and index != min(indexes) else "")
-                yield OfferItem(
-                    provider=self.name, offer_key=key, gpu_label=label, gpu_count=count,
-                    billing="on-demand", tier="on-demand", region=None, currency="USD",
-                    price_raw=price, price_unit="instance_hour", availability=None,
-                )
-        if not found:
-            self.layout_error(
-                f"{response.url}: flight data has no offer rows keyed '<GPU>-x <count>-<n>'")
+        yield from self.emit(parse_pricing(response.text, response.url))
