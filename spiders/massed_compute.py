@@ -48,8 +48,8 @@ def flight_stream(html: str) -> str:
 
 
 def flight_chunks(stream: str) -> dict[str, str]:
-    """Payload text of each flight line ``<hex>:<payload>`` (a text line ``<hex>:T<len>,``
-    is read by its byte length, since it may hold newlines). Text that is not at a line
+    """Payload text of each flight line ``<hex>:<payload>`` (a text line ``<hex>:T<len>,<text>``
+    is read by its byte length, since it may hold newlines, and kept as a JSON string). Text that is not at a line
     start (an excerpt's spliced fragment) is not a chunk."""
     data = stream.encode("utf-8")
     chunks: dict[str, str] = {}
@@ -61,7 +61,8 @@ def flight_chunks(stream: str) -> dict[str, str]:
             t = re.match(rb"T([0-9a-f]+),", data[start:start + 20])
             if t:
                 end = start + t.end() + int(t.group(1), 16)
-                chunks[m.group(1).decode()] = data[start + t.end():end].decode("utf-8", "replace")
+                text = data[start + t.end():end].decode("utf-8", "replace")
+                chunks[m.group(1).decode()] = json.dumps(text)  # a string, read like any JSON chunk
                 pos = end
                 continue
             end = data.find(b"\n", start)
@@ -92,7 +93,7 @@ class _Reader:
             try:
                 self._decoded[cid] = json.loads(payload)
             except json.JSONDecodeError:
-                self._decoded[cid] = None  # hints, errors, text rows: no row content
+                self._decoded[cid] = None  # hints, errors: no row content
         value = self._decoded[cid]
         return ("content", value) if value is not None else ("component", None)
 
