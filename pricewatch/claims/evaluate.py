@@ -185,6 +185,7 @@ class Evaluator:
             o for o in self.snap.all_offers()
             if o["gpu_model"] == c.gpu and o["gpu_count"] == c.count and o["billing"] == c.billing
             and o["is_priced"] and o["currency"] == "USD" and o["provider"] not in c.exclude_providers
+            and o["tier"] not in c.exclude_tiers
             and (c.include_aggregators or not o["is_aggregator"])
             and (c.self_service is None or bool(o["self_service"]) == c.self_service)]
         # On a tie the cited offer stays the pick: the page is not wrong about it.

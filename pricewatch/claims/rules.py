@@ -73,6 +73,7 @@ class CheapestOffer(_Strict):
     self_service: bool | None = True   # None: either
     include_aggregators: bool = False
     exclude_providers: list[str] = []
+    exclude_tiers: list[str] = []      # provider tiers that are not what the claim compares (serverless)
     cites: OfferRef | None = None
     price: Literal["per_hour", "per_gpu_hour"] = "per_hour"
 
