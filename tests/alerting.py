@@ -14,17 +14,16 @@ from pricewatch.alerts import deliver_alerts, derive_alerts, list_alerts
 from pricewatch.archive import write_exchanges
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.config import AlertConfig
-from tests.conftest import CAPTURES, source_exchanges
+from tests.conftest import CAPTURES, shipped, shipped_exchanges, source_exchanges
 from warehouse import db
 
-SHIPPED = CAPTURES / "2026-10-29"
 A100 = "a100xl_x1_prototyping"
-MASSED_B200 = "B200 SXM6 x8"
-VERDA_B200 = "8x B200 SXM6 180GB instant cluster"
+MASSED_B200 = "8x B200 SXM6 on-demand"
+LAMBDA_B200 = "8x NVIDIA B200 SXM6 180GB on-demand"
 
 
 class Captures:
-    """Variants of the shipped 2026-10-29 captures (same structure, other values), written once
+    """Variants of the shipped captures (same structure, other values), written once
     per test module so the session's crawl cache replays each only once."""
 
     def __init__(self, root: Path):
@@ -42,8 +41,8 @@ class Captures:
         gone from both responses); specs_entry=False drops it from /v1/specs only, which the
         spider must refuse (pricing and specs disagree)."""
         if a100 == 1.09 and specs_entry:
-            return SHIPPED / "thunder_compute.warc.gz"
-        ex = source_exchanges("2026-10-29", "thunder_compute")
+            return shipped("thunder_compute")
+        ex = shipped_exchanges("thunder_compute")
         pricing, specs = json.loads(ex[0]["body"]), json.loads(ex[1]["body"])
         if a100 is None:
             del pricing["pricing"][A100]
@@ -54,20 +53,22 @@ class Captures:
         ex[0]["body"], ex[1]["body"] = json.dumps(pricing).encode(), json.dumps(specs).encode()
         return self._write(("thunder", a100, specs_entry), ex)
 
-    def verda(self, b200x8: str = "48.88") -> Path:
-        """Verda's pricing page with another 8x B200 instant-cluster price (JSON-LD and table)."""
-        if b200x8 == "48.88":
-            return SHIPPED / "verda.warc.gz"
-        ex = source_exchanges("2026-10-29", "verda")
+    def lambda_b200(self, per_gpu: str = "6.69") -> Path:
+        """Lambda's real pricing page with another per-GPU price for its 8x B200 SXM6 (the
+        rendered 8x row and its escaped copy in the islands blob, which always agree)."""
+        if per_gpu == "6.69":
+            return shipped("lambda_cloud")
+        ex = shipped_exchanges("lambda_cloud")
         body = ex[0]["body"]
-        assert body.count(b'"price":48.88') == 1 and body.count(b"$48.88") == 1
-        ex[0]["body"] = body.replace(b'"price":48.88', f'"price":{float(b200x8)}'.encode()).replace(
-            b"$48.88", f"${b200x8}".encode())
-        return self._write(("verda", b200x8), ex)
+        row = body.index(b'<tr data-plan="NVIDIA B200 SXM6"')   # the first row is the 8x tab's
+        end = body.index(b"</tr>", row)
+        assert body[row:end].count(b"$6.69") == 1
+        ex[0]["body"] = body[:row] + body[row:end].replace(b"$6.69", f"${per_gpu}".encode()) + body[end:]
+        return self._write(("lambda", per_gpu), ex)
 
     @staticmethod
     def massed() -> Path:
-        return SHIPPED / "massed_compute.warc.gz"
+        return shipped("massed_compute")
 
 
 class Warehouse:

@@ -28,6 +28,24 @@ os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
+def shipped_date(provider: str) -> str:
+    """The date folder of a provider's shipped capture (the real recording's capture date)."""
+    dates = sorted(p.parent.name for p in CAPTURES.glob(f"*/{provider}.warc.gz"))
+    if not dates:
+        raise FileNotFoundError(f"no shipped capture of {provider} under {CAPTURES}")
+    return dates[-1]
+
+
+def shipped(provider: str) -> Path:
+    """A provider's shipped WARC capture."""
+    return CAPTURES / shipped_date(provider) / f"{provider}.warc.gz"
+
+
+def shipped_exchanges(provider: str) -> list[dict]:
+    """The recorded exchanges of a provider's shipped capture, as dicts a test may alter."""
+    return source_exchanges(shipped_date(provider), provider)
+
+
 def source_exchanges(date: str, provider: str) -> list[dict]:
     """The recorded exchanges of a shipped capture, as dicts a test may alter."""
     return load_exchanges(CAPTURES_SRC / date / provider)

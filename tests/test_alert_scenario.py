@@ -4,14 +4,15 @@ cheapest 8x B200 change, then a day (2026-11-06) on which the A100 price moves b
 Published page 1 (CLAIMS.md, prices of 2026-10-29): one A100 80GB $1.09/h at Thunder Compute
 (a100xl_x1_prototyping); cheapest self-service on-demand 8x B200 $43.46/h at Massed Compute;
 "about 40x" = 43.46 / 1.09 = 39.9, holding while the ratio rounds to 40.
-On 2026-11-05 Thunder charges $1.05 and Verda's 8x B200 instant cluster drops from $48.88 to
-$41.90, below Massed Compute's unchanged $43.46. On 2026-11-06 Thunder is back at $1.09.
+On 2026-11-05 Thunder charges $1.05 and Lambda's 8x B200 SXM6 drops from $6.69 to $5.20 per
+GPU-hour ($53.52 -> $41.60 per instance-hour, a variant of Lambda's real 2026-08-22 page), below
+Massed Compute's unchanged $43.46. On 2026-11-06 Thunder is back at $1.09.
 """
 
 import pytest
 
 from pricewatch.config import AlertConfig
-from tests.alerting import A100, MASSED_B200, VERDA_B200, Captures, Warehouse
+from tests.alerting import A100, LAMBDA_B200, MASSED_B200, Captures, Warehouse
 
 PAGE1 = "gpuwithcrypto-llama-70b-finetuning"
 
@@ -21,14 +22,14 @@ def history(crawl, tmp_path_factory):
     caps = Captures(tmp_path_factory.mktemp("alert-scenario-captures"))
     wh = Warehouse(tmp_path_factory.mktemp("alert-scenario") / "w.duckdb", crawl, AlertConfig())
     runs = {"10-29": wh.run("2026-10-29T02:00:00Z", massed_compute=caps.massed(), thunder_compute=caps.thunder(),
-                            verda=caps.verda())}
-    nov5 = dict(massed_compute=caps.massed(), thunder_compute=caps.thunder(1.05), verda=caps.verda("41.90"))
+                            lambda_cloud=caps.lambda_b200())}
+    nov5 = dict(massed_compute=caps.massed(), thunder_compute=caps.thunder(1.05), lambda_cloud=caps.lambda_b200("5.20"))
     runs["11-05"] = wh.run("2026-11-05T02:00:00Z", **nov5)
     after_first = {a["alert_id"] for a in wh.alerts()}
     runs["11-05 again"] = wh.run("2026-11-05T02:00:00Z", **nov5)
     replay = {**wh.last, "alerts": {a["alert_id"] for a in wh.alerts()}, "before": after_first}
     runs["11-06"] = wh.run("2026-11-06T02:00:00Z", massed_compute=caps.massed(), thunder_compute=caps.thunder(1.09),
-                           verda=caps.verda("41.90"))
+                           lambda_cloud=caps.lambda_b200("5.20"))
     return wh, runs, replay
 
 
@@ -58,21 +59,21 @@ def test_competitor_undercutting_the_cheapest_8x_b200_claim(history):
     (alert,) = wh.alerts("undercut", runs["11-05"])
     d = alert["details"]
     assert (d["cited_provider"], d["cited_offer_key"], d["cited_price_per_hour"]) == ("massed_compute", MASSED_B200, 43.46)
-    assert (d["provider"], d["offer_key"], d["price_per_hour"]) == ("verda", VERDA_B200, 41.90)
-    assert d["percent"] == -3.59  # (41.90 - 43.46) / 43.46
+    assert (d["provider"], d["offer_key"], d["price_per_hour"]) == ("lambda_cloud", LAMBDA_B200, 41.60)
+    assert d["percent"] == -4.28  # (41.60 - 43.46) / 43.46
     assert {"g-cite-massed-b200x8", "g-cite-massed-b200x8.per-gpu", "g-ratio-full-vs-qlora"} <= \
         {c["claim_id"] for c in d["claims"]}
-    # Verda was not cited before: its drop is told as the undercut, not as a second price alert.
+    # Lambda was not cited before: its drop is told as the undercut, not as a second price alert.
     assert [a["subject"] for a in wh.alerts("price_changed", runs["11-05"])] == [f"thunder_compute/{A100}"]
 
 
 def test_ratio_claim_is_recomputed_from_the_new_prices(history):
     wh, runs, _ = history
     nov5 = wh.claim(runs["11-05"], "g-ratio-full-vs-qlora")
-    assert float(nov5["current_value"]) == pytest.approx(41.90 / 1.05, abs=1e-4)   # 39.90: still "about 40x"
+    assert float(nov5["current_value"]) == pytest.approx(41.60 / 1.05, abs=1e-4)   # 39.62: still "about 40x"
     assert nov5["status"] == "holds"
     nov6 = wh.claim(runs["11-06"], "g-ratio-full-vs-qlora")
-    assert float(nov6["current_value"]) == pytest.approx(41.90 / 1.09, abs=1e-4)   # 38.44 rounds to 38
+    assert float(nov6["current_value"]) == pytest.approx(41.60 / 1.09, abs=1e-4)   # 38.17 rounds to 38
     assert nov6["status"] == "drifted"
     by_status = {a["details"]["status"]: a for a in wh.alerts("claim_status", runs["11-06"])}
     assert set(by_status) == {"drifted", "holds"}
@@ -91,8 +92,8 @@ def test_the_cited_claims_that_drift_are_listed_in_one_page_alert(history):
     # The ratio still rounds to 40: it is not among them.
     assert set(changed) == {"g-cite-thunder-a100", "g-cite-massed-b200x8", "g-cite-massed-b200x8.per-gpu"}
     assert float(changed["g-cite-thunder-a100"]["current_value"]) == 1.05
-    assert float(changed["g-cite-massed-b200x8"]["current_value"]) == 41.90
-    assert float(changed["g-cite-massed-b200x8.per-gpu"]["current_value"]) == pytest.approx(41.90 / 8)
+    assert float(changed["g-cite-massed-b200x8"]["current_value"]) == 41.60
+    assert float(changed["g-cite-massed-b200x8.per-gpu"]["current_value"]) == pytest.approx(5.20)
 
 
 def test_replaying_the_same_day_again_raises_nothing(history):
@@ -109,5 +110,5 @@ def test_a_price_that_moves_back_alerts_again(history):
     d = back["details"]
     assert (d["old_price_per_hour"], d["new_price_per_hour"], d["percent"]) == (1.05, 1.09, 3.81)
     assert len(wh.alerts("price_changed", subject=f"thunder_compute/{A100}")) == 2
-    # Verda is still the cheapest 8x B200 on 11-06: the same undercut is not told twice.
+    # Lambda is still the cheapest 8x B200 on 11-06: the same undercut is not told twice.
     assert wh.alerts("undercut", runs["11-06"]) == []

@@ -2,9 +2,11 @@
 captures loaded into a real DuckDB, evaluated run by run.
 
 Runs of the scenario (all replays):
-  R1 2026-10-29  shipped captures of massed_compute, thunder_compute, gpuwithcrypto, verda
+  R1 2026-08-22  shipped captures of massed_compute, thunder_compute, gpuwithcrypto, lambda_cloud
+                 (each provider dated by its own capture: the real pages of 2026-08-22, our
+                 composed ones of 2026-10-29)
   R2 2026-10-31  shipped Arrakis capture (17:40 UTC)
-  R3 2026-11-05  Verda's 8x B200 cluster at $41.99 (undercuts Massed Compute's cited $43.46),
+  R3 2026-11-05  Lambda's 8x B200 SXM6 at $5.24 per GPU = $41.92 (undercuts Massed Compute's cited $43.46),
                  Thunder's A100 80GB at $1.19 (cited at $1.09), GPUwithCrypto's page with a
                  renamed column (its crawl fails), Arrakis without any RTX 3090 listing and
                  B200 at $5.99
@@ -26,15 +28,15 @@ from pricewatch import collect
 from pricewatch.archive import write_exchanges
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.claims.rules import RULES_DIR, RulesError, load_rules
-from tests.conftest import CAPTURES, source_exchanges
+from tests.conftest import CAPTURES, shipped, shipped_date, source_exchanges
 from warehouse import db
 
-SHIPPED = {p: CAPTURES / "2026-10-29" / f"{p}.warc.gz" for p in ("massed_compute", "thunder_compute", "gpuwithcrypto", "verda")}
+SHIPPED = {p: shipped(p) for p in ("massed_compute", "thunder_compute", "gpuwithcrypto", "lambda_cloud")}
 ARRAKIS = CAPTURES / "2026-10-31" / "arrakis.warc.gz"
 
 
-def _variant(base: Path, date: str, provider: str, *replacements: tuple[bytes, bytes]) -> Path:
-    ex = source_exchanges(date, provider)
+def _variant(base: Path, provider: str, *replacements: tuple[bytes, bytes]) -> Path:
+    ex = source_exchanges(shipped_date(provider), provider)
     for old, new in replacements:
         hit = [e for e in ex if old in e["body"]]
         assert hit, f"{provider}: {old!r} not in the capture"
@@ -59,14 +61,14 @@ def scenario(tmp_path_factory):
     runs["R1"] = load(SHIPPED, None)
     evaluate_claims(con, runs["R1"])
     runs["R2"] = load({"arrakis": ARRAKIS}, None)
-    broken_page = _variant(base, "2026-10-29", "gpuwithcrypto",
+    broken_page = _variant(base, "gpuwithcrypto",
                            ("| GPU 1 時間あたり |".encode(), "| 単価 |".encode()))
     runs["R3"] = load({
-        "verda": _variant(base, "2026-10-29", "verda", (b"48.88", b"41.99")),
-        "thunder_compute": _variant(base, "2026-10-29", "thunder_compute",
+        "lambda_cloud": _variant(base, "lambda_cloud", (b"$6.69", b"$5.24")),
+        "thunder_compute": _variant(base, "thunder_compute",
                                     (b'"a100xl_x1_prototyping": 1.09', b'"a100xl_x1_prototyping": 1.19')),
         "gpuwithcrypto": broken_page,
-        "arrakis": _variant(base, "2026-10-31", "arrakis",
+        "arrakis": _variant(base, "arrakis",
                             ("| 24 GB | 122 | $0.19 |".encode(), "| 24 GB | 0 | — |".encode()),
                             ("| 180 GB | 24 | $6.79 |".encode(), "| 180 GB | 24 | $5.99 |".encode())),
     }, "2026-11-05T02:00:00Z")
@@ -101,14 +103,14 @@ def test_a_run_evaluated_late_uses_no_later_data(scenario):
 def test_a_cheaper_competitor_drifts_the_cheapest_claim_and_both_offers_are_recorded(scenario):
     row = ev(scenario, "R3", "g-cite-massed-b200x8")
     assert row["status"] == "drifted"
-    assert (row["published_value"], row["current_value"], row["difference"]) == (Decimal("43.46"), Decimal("41.99"), Decimal("-1.47"))
-    assert row["pick"] == "Verda" and "Verda" in row["reason"] and "Massed Compute" in row["reason"]
+    assert (row["published_value"], row["current_value"], row["difference"]) == (Decimal("43.46"), Decimal("41.92"), Decimal("-1.54"))
+    assert row["pick"] == "Lambda" and "Lambda" in row["reason"] and "Massed Compute" in row["reason"]
     inputs = {i["role"]: i for i in row["inputs"]}
     assert (inputs["cited"]["provider"], inputs["cited"]["price_per_hour"], inputs["cited"]["used"]) == \
         ("massed_compute", Decimal("43.46"), False)
     assert (inputs["cheapest"]["provider"], inputs["cheapest"]["price_per_hour"], inputs["cheapest"]["used"]) == \
-        ("verda", Decimal("41.99"), True)
-    assert inputs["cheapest"]["source_url"] == "https://verda.com/pricing"
+        ("lambda_cloud", Decimal("41.92"), True)
+    assert inputs["cheapest"]["source_url"] == "https://lambda.ai/pricing"
     # Massed Compute was not crawled in R3: its offer is the one R1 observed.
     assert inputs["cited"]["observed_at"] < inputs["cheapest"]["observed_at"]
 
@@ -117,12 +119,12 @@ def test_a_cited_price_change_drifts_the_citation_and_the_ratio_built_on_it(scen
     thunder = ev(scenario, "R3", "g-cite-thunder-a100")
     assert (thunder["status"], thunder["current_value"], thunder["difference"]) == ("drifted", Decimal("1.19"), Decimal("0.10"))
     ratio = ev(scenario, "R3", "g-ratio-full-vs-qlora")
-    # 41.99 / 1.19 = 35.3: no longer "about 40×".
-    assert ratio["status"] == "drifted" and round(ratio["current_value"], 2) == Decimal("35.29")
+    # 41.92 / 1.19 = 35.2: no longer "about 40×".
+    assert ratio["status"] == "drifted" and round(ratio["current_value"], 2) == Decimal("35.23")
     assert "published 40×, now 35×" in ratio["reason"]
     names = {i["input_name"]: i for i in ratio["inputs"]}
     assert names["g-cite-thunder-a100: cited offer"]["price_per_hour"] == Decimal("1.19")
-    assert names["g-cite-massed-b200x8: cheapest pick"]["provider"] == "verda"
+    assert names["g-cite-massed-b200x8: cheapest pick"]["provider"] == "lambda_cloud"
 
 
 def test_a_failing_own_source_makes_its_claims_unverifiable_since_the_first_failure(scenario):
