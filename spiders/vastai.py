@@ -1,86 +1,171 @@
 """Vast.ai: the public marketplace search (``/api/v0/bundles/``, GET with ``?q=<JSON>``, no key).
 
-A marketplace: every host's listing is its own offer, so many offers per GPU are kept, each
-keyed by the offer ``id``, billing ``marketplace``. ``dph_total`` is USD per hour for the whole
-offer (``num_gpus`` GPUs, default storage included). ``gpu_ram`` is MiB per GPU; it is passed
-as GB so the catalog can tell "A100 SXM4" 40 GB from 80 GB. Region is ``geolocation``.
+One query per GPU name, as the real recordings were taken (tests/real/vast, 2026-08-22)::
 
-Spot: ``min_bid`` is the floor of the interruptible auction for the same machine. It is
-stored as a separate ``spot`` offer (tier ``interruptible``, key ``<id>:bid``), the price at
-which the instance can be rented interruptibly at the time of the crawl.
+    {"gpu_name": {"eq": "H100 SXM"}, "rentable": {"eq": true}, "type": "on-demand",
+     "order": [["dph_total", "asc"]], "limit": 8}
 
-A machine is sometimes listed twice for the same number of GPUs (two asks for the same
-hardware): per ``machine_id`` + ``num_gpus`` only the cheapest listing is kept, and the
-dropped ones are counted as duplicates in the crawl report.
+answered by ``{"offers": [{"id": 48285735, "machine_id": 148199, "gpu_name": "H100 SXM",
+"num_gpus": 1, "gpu_ram": 81559, "dph_total": 1.3867407407407408, "min_bid": 0.4, ...}]}``.
+The server clamps a page to 64 offers and rejects ``offset``: one "everything, limit 5000"
+query returns the 64 cheapest offers of all GPUs, not the book. So the spider asks per GPU
+name, cheapest first, and for a deep book also most expensive first (the multi-GPU boxes that
+are cheap per GPU sit at the top of ``dph_total`` and are cut first from an ascending page).
+:data:`QUERIES` is exactly the set of queries a real capture answers; every replayed URL must
+be one of them.
+
+What is an offer:
+
+* each listing (its ``id``, the ``sku``) is its own offer: billing ``marketplace``, tier
+  ``on-demand``, price ``dph_total`` = USD per hour for the whole listing (``num_gpus`` GPUs,
+  default storage included), so per GPU = dph_total / num_gpus. The same machine listed with
+  another GPU count is another offer (machine 146215: a 1x slice and the 8x box; machine 144888:
+  2x and 4x B300); in the recordings no machine is listed twice with the same GPU count. The
+  same ``id`` in both the ascending and the descending answer is one offer (the duplicate
+  pipeline folds it).
+* ``min_bid``, when present, is the floor of the interruptible auction for the same listing:
+  a second offer, billing ``spot``, tier ``interruptible``, per hour of the whole listing. It is
+  kept as read, also where it is above ``dph_total`` (offer 48370130: min_bid 19.2 vs 15.47);
+  unlike ``dph_total`` it does not include storage.
+* not offers: a listing that is not ``rentable`` or is ``rented``, and interruptible bids
+  (``is_bid``), which are not asks.
+
+``gpu_ram`` is MiB per GPU (81559 for an H100 80 GB); it is passed as is and read as its
+nominal size by the pipeline. ``geolocation`` is the region, without the empty city part the
+API prints for some hosts (", US" -> "US"). ``verification`` ("verified", "unverified",
+"deverified") is kept in ``availability``: a deverified machine is still rentable.
+
+Layout errors: an answer that is not ``{"offers": [...]}`` (an error object such as
+``{"success": false, "error": ...}``, ``{"offers": null}``), offers lacking a required field
+(one message per field), offers of another GPU than the one asked for (the ``gpu_name`` filter
+no longer holds). An empty ``offers`` list is an empty book, not an error.
 """
 
 from __future__ import annotations
 
 import json
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 import scrapy
 
-from spiders.base import PriceSpider
-from spiders.items import OfferItem
+from spiders.base import Parsed, PriceSpider, load_json
 
 BUNDLES = "https://console.vast.ai/api/v0/bundles/"
-# Every rentable, unrented on-demand offer, cheapest first (the API rejects `offset`, so one
-# large page).
-SEARCH = {"rentable": {"eq": True}, "rented": {"eq": False}, "type": "on-demand",
-          "order": [["dph_total", "asc"]], "limit": 5000}
+#: (gpu_name, order, limit) of every query; the real 2026-08-22 capture answers exactly these.
+#: A limit must stay at or below the server's page clamp (64 offers).
+QUERIES = (
+    ("H100 SXM", "asc", 8),
+    ("H100 SXM", "desc", 8),
+    ("B300", "asc", 8),
+    ("H200 NVL", "asc", 4),
+)
 REQUIRED = ("id", "machine_id", "gpu_name", "num_gpus", "dph_total")
 
 
-def search_url(query: dict = SEARCH) -> str:
-    return BUNDLES + "?q=" + quote(json.dumps(query, separators=(",", ":")), safe="")
+def search_query(gpu_name: str, order: str = "asc", limit: int = 8) -> dict:
+    return {"gpu_name": {"eq": gpu_name}, "rentable": {"eq": True}, "type": "on-demand",
+            "order": [["dph_total", order]], "limit": limit}
+
+
+def search_url(gpu_name: str, order: str = "asc", limit: int = 8) -> str:
+    return BUNDLES + "?q=" + quote(json.dumps(search_query(gpu_name, order, limit)), safe="")
+
+
+def asked(url: str) -> tuple[str | None, str]:
+    """The GPU name the URL's query filters on (None when it has none) and a short name of
+    the query for messages (the URL itself is too long to read)."""
+    try:
+        q = json.loads(parse_qs(urlsplit(url).query).get("q", [""])[0])
+        name = q["gpu_name"]["eq"]
+        order = q.get("order", [["", ""]])[0][1]
+        return name, f"bundles {name!r} {order} limit {q.get('limit')}"
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None, "bundles"
+
+
+def _number(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _region(geolocation) -> str | None:
+    if not isinstance(geolocation, str):
+        return None
+    parts = [p.strip() for p in geolocation.split(",") if p.strip()]
+    return ", ".join(parts) or None
+
+
+def parse_bundles(text: str, url: str) -> Parsed:
+    """The offers of one bundles answer (see the module docstring)."""
+    parsed = Parsed()
+    gpu_name, what = asked(url)
+    document = load_json(text, what, parsed)
+    if document is None:
+        return parsed
+    if isinstance(document, dict) and document.get("success") is False:
+        reason = " ".join(str(document.get(k)) for k in ("error", "msg") if document.get(k))
+        parsed.error(f"{what}: the API answered an error ({reason[:100] or 'no reason given'})")
+        return parsed
+    offers = document.get("offers") if isinstance(document, dict) else None
+    if not isinstance(offers, list):
+        if not isinstance(document, dict):
+            found = f"a JSON {'array' if isinstance(document, list) else type(document).__name__}"
+        elif "offers" not in document:
+            found = "no 'offers' member"
+        else:
+            found = "null" if offers is None else type(offers).__name__
+        parsed.error(f"{what}: expected an 'offers' list, found {found}")
+        return parsed
+    lacking: dict[str, int] = {}
+    other_gpu = 0
+    for offer in offers:
+        if not isinstance(offer, dict):
+            lacking["an object"] = lacking.get("an object", 0) + 1
+            continue
+        if offer.get("is_bid") is True or offer.get("rentable") is False or offer.get("rented") is True:
+            continue  # a bid, or a listing nobody can rent now: not an offer
+        missing = [f for f in REQUIRED if offer.get(f) in (None, "")]
+        count, price = _number(offer.get("num_gpus")), _number(offer.get("dph_total"))
+        if "num_gpus" not in missing and not (count and count >= 1 and count == int(count)):
+            missing.append("num_gpus")
+        if "dph_total" not in missing and not (price and price > 0):
+            missing.append("dph_total")
+        for f in missing:
+            lacking[f] = lacking.get(f, 0) + 1
+        if missing:
+            continue
+        if gpu_name is not None and offer["gpu_name"] != gpu_name:
+            other_gpu += 1
+            continue
+        verification = offer.get("verification")
+        common = dict(
+            sku=str(offer["id"]), gpu_label=str(offer["gpu_name"]), gpu_count=int(count),
+            vram_gb=_number(offer.get("gpu_ram")), region=_region(offer.get("geolocation")),
+            currency="USD", price_unit="instance_hour",
+            availability="rentable" + (f", {verification}" if isinstance(verification, str) else ""),
+        )
+        parsed.offer(billing="marketplace", tier="on-demand", price_raw=offer["dph_total"], **common)
+        bid = _number(offer.get("min_bid"))
+        if bid and bid > 0:
+            parsed.offer(billing="spot", tier="interruptible", price_raw=offer["min_bid"], **common)
+    for field_name, n in lacking.items():
+        parsed.error(f"{what}: {n} of {len(offers)} offers lack a valid {field_name}")
+    if other_gpu:
+        parsed.error(f"{what}: {other_gpu} of {len(offers)} offers are not {gpu_name!r} "
+                     f"(the gpu_name filter no longer holds)")
+    return parsed
 
 
 class VastaiSpider(PriceSpider):
     name = "vastai"
     allowed_domains = ["console.vast.ai"]
+    queries = QUERIES
 
     async def start(self):
-        yield scrapy.Request(search_url(), callback=self.parse, errback=self.request_failed)
+        for gpu_name, order, limit in self.queries:
+            yield scrapy.Request(search_url(gpu_name, order, limit), callback=self.parse,
+                                 errback=self.request_failed)
 
     def parse(self, response):
-        _, offers = self.json_member(response, "offers", list)
-        if offers is None:
-            return
-        if not offers:
-            self.layout_error(f"{response.url}: 'offers' is empty (search filter or API changed?)")
-            return
-        kept: dict[tuple, dict] = {}
-        lacking: dict[str, int] = {}  # one message per missing field, not one per offer
-        valid = 0
-        for offer in offers:
-            missing = [f for f in REQUIRED if offer.get(f) in (None, "")]
-            for f in missing:
-                lacking[f] = lacking.get(f, 0) + 1
-            if missing:
-                continue
-            valid += 1
-            machine = (offer["machine_id"], offer["num_gpus"])
-            best = kept.get(machine)
-            if best is None or (offer["dph_total"], offer["id"]) < (best["dph_total"], best["id"]):
-                kept[machine] = offer
-        for f, n in lacking.items():
-            self.layout_error(f"{response.url}: {n} of {len(offers)} offers lack {f}")
-        if valid > len(kept):
-            self.crawler.stats.inc_value("pricewatch/duplicates_dropped", valid - len(kept))
-        for offer in kept.values():
-            yield from self._offers(offer)
-
-    def _offers(self, offer):
-        mib = offer.get("gpu_ram")
-        common = dict(
-            provider=self.name, gpu_label=offer["gpu_name"], gpu_count=int(offer["num_gpus"]),
-            vram_gb=round(mib / 1024) if mib else None, region=offer.get("geolocation"),
-            currency="USD", price_unit="instance_hour",
-            availability="rentable" if offer.get("rentable") and not offer.get("rented") else "not rentable",
-        )
-        yield OfferItem(offer_key=str(offer["id"]), billing="marketplace", tier="on-demand",
-                        price_raw=offer["dph_total"], **common)
-        if offer.get("min_bid"):
-            yield OfferItem(offer_key=f"{offer['id']}:bid", billing="spot", tier="interruptible",
-                            price_raw=offer["min_bid"], **common)
+        yield from self.emit(parse_bundles(response.text, response.url))
