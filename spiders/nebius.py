@@ -1,23 +1,41 @@
-"""Nebius: the GPU price table of ``https://nebius.com/prices``, read from the page's embedded JSON.
+"""Nebius: the GPU price tables of ``https://nebius.com/prices``.
 
-The page is server-rendered by Next.js; its content blocks sit in ``__NEXT_DATA__`` as a JSON
-*string* (hence the escaped ``[\\"Item\\",...]`` arrays in the HTML). Each table block is
-``{"table": {"content": [[header...], [row...], ...]}}``. The GPU table's header is
-``Item | vCPUs | RAM, GB | Preemptible, GPU-hour | On-demand, GPU-hour``; on 2026-10-01 a
-column ``GPU-hour (Effective October 1, 2026)`` was added. Columns are found by header name,
-never by position.
+Read from two real recordings (``tests/real/nebius/``):
 
-Unit: per GPU-hour (vCPUs and RAM are the per-GPU share), so every row is a 1-GPU offer.
-Preemptible is recorded as billing=spot, tier=preemptible.
+- 2026-08-22 (an excerpt): the page's content blocks as escaped JSON,
+  ``{\\"type\\":\\"highlight-table-block\\",\\"title\\":\\"NVIDIA GPU Instances\\",...,
+  \\"table\\":{\\"content\\":[[header...],[row...],...]}}`` (a JSON string inside the page's
+  data). One GPU table, header ``Item | vCPUs | RAM, GB | Preemptible, GPU-hour |
+  On-demand, GPU-hour`` (preemptible BEFORE on-demand).
+- late September 2026 (nearly the whole document, scripts stripped): the same blocks rendered as
+  ``pc-highlight-table-block`` rows. The GPU table is ``Item | vCPUs | RAM, GB | On-demand,
+  GPU-hour | GPU-hour (Effective October 1, 2026)``; preemptible prices moved to their own table
+  "Preemptible NVIDIA GPU Instances" (``Spot price, GPU-hour*``, every cell "from $X").
 
-Dated columns: a ``[<tier>, ]GPU-hour (Effective <date>)`` column is the price list that
-replaces the on-demand column (or the tier it names) from that date. On a capture taken on or
-after the date the dated column is the price in force (on 2026-10-29: H100 $4.50, not $3.85);
-before it, the old column still holds and the announced price is kept as a source fact
-``scheduled_price:<item> <tier>``. The offer key does not change, so the change shows in the
-price history. "from $1.82" (L40S) is the price of the smallest configuration and is kept;
-a "--" cell means the row has no such tier (no offer); "Contact us" is an unpriced offer that is
-not self-service.
+A page that carries the embedded JSON is read from it; the rendered rows are read only when no
+embedded block is there (the live page carries both copies of the same content).
+
+Tables: a GPU table is one whose title names a GPU ("NVIDIA GPU Instances") or whose header has
+a "..., GPU-hour" column; the CPU-only ("Price per hour"), Storage and Other services tables are
+not GPU offers. Columns are found by header name, never by position. Every price column must say
+"GPU-hour": a GPU table with a price column in another unit is a layout error, not a guess.
+
+Unit: USD per GPU-hour; vCPUs and "RAM, GB" are the per-GPU share of host CPU and RAM (not GPU
+memory: the page states no VRAM), so each row is a 1-GPU offer at the printed price.
+
+Tiers: "On-demand, GPU-hour" is billing on-demand; "Preemptible, GPU-hour" and "Spot price,
+GPU-hour" are billing spot, tier ``preemptible``. A price printed "from $X" is the lower bound of
+a configurable offer (L40S: vCPU/RAM ranges) or of a dynamic spot price (footnote "* Spot prices
+are dynamic ..."); it is stored as the number with the tier marked ``(from)``, e.g.
+``on-demand (from)``. "––" means the row has no such tier (no offer); "Contact us" is an offer
+without a public price (unpriced, not self-service). "NVIDIA L40S with Intel CPU" is GPU label
+"NVIDIA L40S", variant "Intel CPU".
+
+Dated columns: ``[<tier>, ]GPU-hour (Effective <date>)`` is a price list that replaces the
+column of that tier (the table's only price column when no tier is named) from that date. Before
+the date it is not in force and is not stored; on or after it, it is the price. The September
+2026 page announces H100 $3.85 -> $4.50, H200 $4.50 -> $5.40, B200 $7.15 -> $8.50, B300 $7.85 ->
+$9.50 effective 2026-10-01.
 """
 
 from __future__ import annotations
@@ -26,54 +44,210 @@ import json
 import re
 from datetime import date, datetime, timezone
 
-from spiders.base import PriceSpider
-from spiders.items import OfferItem, SourceFactItem
+from parsel import Selector
 
-ITEM, ON_DEMAND, PREEMPTIBLE = "Item", "On-demand, GPU-hour", "Preemptible, GPU-hour"
-SPEC_COLUMNS = ("vCPUs", "RAM, GB")  # the per-GPU share: informative, not part of the offer
-DATED = re.compile(r"^(?P<tier>.*?)[,\s]*GPU-hour\s*\(\s*Effective\s+(?P<date>[^)]+?)\s*\)$", re.I)
-TIERS = {"on-demand": ("on-demand", "on-demand"), "preemptible": ("spot", "preemptible")}
-NOT_OFFERED = re.compile(r"^[-\u2013\u2014]*$")
-MARKDOWN_LINK = re.compile(r"^\[(?P<text>[^\]]*)\]\([^)]*\)$")
+from spiders.base import Parsed, PriceSpider, text_of
 
-
-def norm(header: str) -> str:
-    return " ".join(str(header).split()).casefold()
-
-
-def embedded_tables(node):
-    """Every ``table.content`` row array, decoding JSON that is embedded as a string."""
-    if isinstance(node, str):
-        s = node.strip()
-        if s[:1] in "{[" and '"table"' in s:
-            try:
-                yield from embedded_tables(json.loads(s))
-            except json.JSONDecodeError:
-                pass
-    elif isinstance(node, list):
-        for child in node:
-            yield from embedded_tables(child)
-    elif isinstance(node, dict):
-        table = node.get("table")
-        if isinstance(table, dict) and isinstance(table.get("content"), list) and table["content"]:
-            yield table["content"]
-        for key, child in node.items():
-            if key != "table":
-                yield from embedded_tables(child)
+ITEM, ON_DEMAND = "Item", "On-demand, GPU-hour"
+INFO_COLUMNS = ("item", "vcpus", "ram, gb")
+# "On-demand, GPU-hour", "Spot price, GPU-hour", "GPU-hour (Effective October 1, 2026)"
+GPU_HOUR = re.compile(r"^(?:(?P<tier>[^,()]*?)\s*,\s*)?GPU-hour\s*(?:\(\s*Effective\s+(?P<date>[^)]*?)\s*\))?$", re.I)
+# the header's tier words -> (billing, tier)
+TIERS = {"on-demand": ("on-demand", "on-demand"), "preemptible": ("spot", "preemptible"),
+         "spot price": ("spot", "preemptible"), "spot": ("spot", "preemptible")}
+BILLING = {tier: billing for billing, tier in TIERS.values()}
+PRICE_LIKE = re.compile(r"price|hour|on-demand|preemptible|spot|\$", re.I)
+NOT_OFFERED = re.compile(r"^[-\u2010-\u2015\u2212]*$")
+UNPRICED = re.compile(r"\b(contact|sales|request|quote)\b", re.I)
+PRICE = re.compile(r"^(?P<from>from\s+)?\$\s*(?P<num>\d+(?:\.\d+)?)$", re.I)
+MARKDOWN_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\([^)]*\)")
+FOOTNOTE = re.compile(r"(?:\^?\*+\^?)+$")  # "GPU-hour*", "from $0.74**", "Free^*^"
+WITH_CPU = re.compile(r"^(?P<gpu>.+?)\s+with\s+(?P<variant>.+)$", re.I)
+BLOCK = re.compile(r'\{(\\*)"type\1"\s*:\s*\1"highlight-table-block\1"')
 
 
-def cell_price(cell: str) -> str:
-    """The cell as printed: markdown links reduced to their text, a floor's "from " dropped."""
+def clean(cell) -> str:
+    """A cell as printed: whitespace collapsed, markdown links reduced to their text, footnote
+    marks dropped."""
     text = " ".join(str(cell).split())
-    m = MARKDOWN_LINK.match(text)
-    if m:
-        text = m["text"]
-    return re.sub(r"^from\s+(?=\$)", "", text, flags=re.I)
+    text = MARKDOWN_LINK.sub(lambda m: m["text"], text)
+    return FOOTNOTE.sub("", text).strip()
 
 
-def price_number(text: str) -> float | None:
-    m = re.fullmatch(r"\$\s*(\d+(?:\.\d+)?)", text)
-    return float(m[1]) if m else None
+def _string_end(text: str, start: int) -> int:
+    """Where the JSON string literal that ``start`` is inside of ends (its closing quote)."""
+    i = start
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == '"':
+            return i
+        else:
+            i += 1
+    return len(text)
+
+
+def embedded_blocks(text: str) -> list[dict]:
+    """Every ``highlight-table-block`` object in the text, plain or inside JSON string literals
+    (escaped once per level: ``{\\"type\\":\\"highlight-table-block\\"...``)."""
+    blocks, decoder, pos = [], json.JSONDecoder(), 0
+    while m := BLOCK.search(text, pos):
+        if not m[1]:
+            try:
+                block, end = decoder.raw_decode(text, m.start())
+            except ValueError:
+                pos = m.end()
+                continue
+            blocks.append(block)
+            pos = end
+            continue
+        # Escaped: decode the rest of the enclosing string literal one level, then look inside it.
+        end = _string_end(text, m.start())
+        chunk = text[m.start():end]
+        chunk = chunk[:len(chunk) - (len(chunk) - len(chunk.rstrip("\\"))) % 2]  # a cut-off escape
+        try:
+            inner = json.loads(f'"{chunk}"')
+        except ValueError:
+            pos = m.end()
+            continue
+        blocks.extend(embedded_blocks(inner))
+        pos = end + 1
+    return blocks
+
+
+def json_tables(text: str) -> list[tuple[str, list[list[str]]]]:
+    tables = []
+    for block in embedded_blocks(text):
+        content = (block.get("table") or {}).get("content") if isinstance(block.get("table"), dict) else None
+        if isinstance(content, list) and content and all(isinstance(r, list) for r in content):
+            tables.append((clean(block.get("title") or ""), [[clean(c) for c in r] for r in content]))
+    return tables
+
+
+def rendered_tables(text: str) -> list[tuple[str, list[list[str]]]]:
+    def cls(name):
+        return f'contains(concat(" ", normalize-space(@class), " "), " {name} ")'
+
+    tables = []
+    for root in Selector(text=text).xpath(f'//div[{cls("pc-highlight-table-block__root")}]'):
+        title = text_of(root, f'.//*[{cls("pc-highlight-table-block__title")}]//text()')
+        rows = [[clean(text_of(c)) for c in row.xpath(f'./div[{cls("pc-highlight-table-block__cell")}]')]
+                for part in ("head", "body")
+                for row in root.xpath(f'.//div[{cls(f"pc-highlight-table-block__{part}")}]'
+                                      f'/div[{cls("pc-highlight-table-block__row")}]')]
+        if rows:
+            tables.append((clean(title), rows))
+    return tables
+
+
+def parse_prices(text: str, url: str, on: date | None = None) -> Parsed:
+    """Offers of the prices page as seen on day ``on`` (the capture day; default today, UTC):
+    that day decides which dated price columns are in force."""
+    on = on or datetime.now(timezone.utc).date()
+    parsed = Parsed()
+    tables = json_tables(text) or rendered_tables(text)
+    if not tables:
+        parsed.error(f"{url}: no price tables (neither embedded 'highlight-table-block' JSON nor rendered "
+                     f"pc-highlight-table-block rows)")
+        return parsed
+    gpu_tables = [(title, rows) for title, rows in tables
+                  if "gpu" in title.lower() or any("gpu-hour" in h.lower() for h in rows[0])]
+    if not gpu_tables:
+        parsed.error(f"{url}: no GPU price table (a table titled '...GPU...' or with '..., GPU-hour' "
+                     f"columns; tables: {', '.join(repr(t) for t, _ in tables)})")
+        return parsed
+    tiers_seen = set()
+    for title, rows in gpu_tables:
+        tiers_seen |= _table(parsed, url, title, rows, on)
+    if "on-demand" not in tiers_seen and not parsed.errors:
+        parsed.error(f"{url}: no '{ON_DEMAND}' column in any GPU table")
+    return parsed
+
+
+def _table(parsed: Parsed, url: str, title: str, rows: list[list[str]], on: date) -> set[str]:
+    """Offers of one GPU table; returns the tiers it has price columns for."""
+    where = f"{url}: GPU table {title!r}"
+    header = rows[0]
+    names = [h.casefold() for h in header]
+    if ITEM.casefold() not in names:
+        parsed.error(f"{where} has no {ITEM!r} column (columns: {' | '.join(header)})")
+        return set()
+    item_col = names.index(ITEM.casefold())
+    # tier -> (column, effective date or None) in force on `on`
+    undated, dated = {}, []
+    for i, h in enumerate(header):
+        if names[i] in INFO_COLUMNS:
+            continue
+        m = GPU_HOUR.match(h)
+        if not m:
+            if PRICE_LIKE.search(h):
+                parsed.error(f"{where}: price column {h!r} is not per GPU-hour")
+                return set()
+            continue  # an informative column we do not read
+        named = (m["tier"] or "").strip().casefold()
+        if named and named not in TIERS:
+            parsed.error(f"{where}: price column {h!r} names a tier we do not know")
+            return set()
+        if m["date"] is None:
+            if not named:
+                parsed.error(f"{where}: price column {h!r} names no tier")
+                return set()
+            undated[TIERS[named][1]] = i
+            continue
+        try:
+            effective = datetime.strptime(" ".join(m["date"].split()), "%B %d, %Y").date()
+        except ValueError:
+            parsed.error(f"{where}: cannot read the date of column {h!r}")
+            return set()
+        dated.append((i, named, effective, h))
+    in_force = {tier: (col, None) for tier, col in undated.items()}
+    for col, named, effective, h in dated:
+        if named:
+            tier = TIERS[named][1]
+        elif len(undated) == 1:
+            [tier] = undated
+        else:
+            parsed.error(f"{where}: dated column {h!r} names no tier and the table has "
+                         f"{len(undated)} price columns")
+            return set()
+        if effective > on:
+            continue  # announced, not in force on the capture day: not a price yet
+        if tier not in in_force or in_force[tier][1] is None or effective >= in_force[tier][1]:
+            in_force[tier] = (col, effective)
+    if not in_force:
+        parsed.error(f"{where} has no price column per GPU-hour (columns: {' | '.join(header)})")
+        return set()
+    count = 0
+    for row in rows[1:]:
+        if not any(row):
+            continue
+        if len(row) != len(header):
+            parsed.error(f"{where}: a row has {len(row)} cells for {len(header)} columns")
+            continue
+        item = row[item_col]
+        m = WITH_CPU.match(item)
+        label, variant = (m["gpu"], m["variant"]) if m else (item, None)
+        count += 1
+        for tier, (col, _) in in_force.items():
+            printed = row[col]
+            billing = BILLING[tier]
+            if NOT_OFFERED.match(printed):
+                continue  # "––": the row has no such tier
+            fields = dict(gpu_label=label, variant=variant, gpu_count=1, billing=billing, tier=tier,
+                          currency="USD", price_unit="gpu_hour")
+            if UNPRICED.search(printed):
+                parsed.offer(**fields, price_raw=printed, self_service=False)
+                continue
+            price = PRICE.match(printed)
+            if not price:
+                parsed.error(f"{where}: cannot read price {printed!r} ({item}, {header[col]})")
+                continue
+            if price["from"]:
+                fields["tier"] = f"{tier} (from)"
+            parsed.offer(**fields, price_raw=f"${price['num']}")
+    if not count:
+        parsed.error(f"{where} has a header but no rows")
+    return set(in_force)
 
 
 class NebiusSpider(PriceSpider):
@@ -82,85 +256,7 @@ class NebiusSpider(PriceSpider):
     pricing_url = "https://nebius.com/prices"
 
     def parse(self, response):
-        scripts = response.xpath('//script[@id="__NEXT_DATA__" or @type="application/json"]/text()').getall()
-        tables = []
-        for text in scripts:
-            try:
-                tables.extend(embedded_tables(json.loads(text)))
-            except json.JSONDecodeError:
-                continue
-        if not tables:
-            self.layout_error(f"{response.url}: no embedded price tables (JSON 'table': {{'content': [...]}}) in the page")
-            return
-        gpu_tables = [t for t in tables if isinstance(t[0], list) and t[0] and norm(t[0][0]) == norm(ITEM)
-                      and any("gpu-hour" in norm(h) for h in t[0])]
-        if not gpu_tables:
-            headers = "; ".join(" | ".join(map(str, t[0])) for t in tables if isinstance(t[0], list))
-            self.layout_error(f"{response.url}: no table with '{ITEM}' and '{ON_DEMAND}' columns (tables: {headers})")
-            return
-        on = observed_on(response)
-        for table in gpu_tables:
-            yield from self.parse_table(response.url, table, on)
-
-    def parse_table(self, url: str, table: list, on: date):
-        header = [str(h) for h in table[0]]
-        index = {norm(h): i for i, h in enumerate(header)}
-        missing = [name for name in (ITEM, ON_DEMAND) if norm(name) not in index]
-        if missing:
-            self.layout_error(f"{url}: GPU table has no {', '.join(repr(m) for m in missing)} column "
-                              f"(columns: {' | '.join(header)})")
-            return
-        # tier -> column in force on the capture date; announced columns for later dates.
-        in_force = {"on-demand": (index[norm(ON_DEMAND)], None)}
-        if norm(PREEMPTIBLE) in index:
-            in_force["preemptible"] = (index[norm(PREEMPTIBLE)], None)
-        announced = []
-        for i, h in enumerate(header):
-            m = DATED.match(h.strip())
-            if not m:
-                if norm(h) not in {norm(c) for c in (ITEM, ON_DEMAND, PREEMPTIBLE, *SPEC_COLUMNS)}:
-                    self.logger.warning("%s: unrecognized column %r ignored", url, h)
-                continue
-            try:
-                effective = datetime.strptime(" ".join(m["date"].split()), "%B %d, %Y").date()
-            except ValueError:
-                self.layout_error(f"{url}: cannot read the date of column {h!r}")
-                return
-            named = m["tier"].lower()
-            tier = "preemptible" if "preemptible" in named else "on-demand" if named in ("", "on-demand") else None
-            if tier is None:
-                self.logger.warning("%s: dated column %r names no tier we know: ignored", url, h)
-                continue
-            if effective > on:
-                announced.append((i, tier, effective))
-            elif tier not in in_force or in_force[tier][1] is None or effective >= in_force[tier][1]:
-                in_force[tier] = (i, effective)
-        rows = 0
-        for row in table[1:]:
-            if not isinstance(row, list) or not any(str(c).strip() for c in row):
-                continue
-            if len(row) != len(header):
-                self.layout_error(f"{url}: row {row!r} has {len(row)} cells for {len(header)} columns")
-                continue
-            item = " ".join(str(row[index[norm(ITEM)]]).split())
-            rows += 1
-            for tier, (col, _) in in_force.items():
-                billing, tier_name = TIERS[tier]
-                printed = cell_price(row[col])
-                if NOT_OFFERED.match(printed):
-                    continue  # "--": the row has no such tier (GB200 NVL72 is not preemptible)
-                yield OfferItem(
-                    provider=self.name, offer_key=f"{item} {tier_name}", gpu_label=item, gpu_count=1,
-                    billing=billing, tier=tier_name, self_service="contact" not in printed.lower(),
-                    region=None, currency="USD", price_raw=printed, price_unit="gpu_hour",
-                )
-            for col, tier, effective in announced:
-                printed = cell_price(row[col])
-                yield SourceFactItem(
-                    provider=self.name, fact=f"scheduled_price:{item} {TIERS[tier][1]}",
-                    value_num=price_number(printed), value_text=f"{printed} per GPU-hour from {effective.isoformat()}")
-        if not rows:
-            self.layout_error(f"{url}: GPU table has a header but no rows")
+        yield from self.emit(parse_prices(response.text, response.url, observed_on(response)))
 
 
 def observed_on(response) -> date:
