@@ -13,7 +13,7 @@ Read from two real recordings (``tests/real/nebius/``):
   "Preemptible NVIDIA GPU Instances" (``Spot price, GPU-hour*``, every cell "from $X").
 
 A page that carries the embedded JSON is read from it; the rendered rows are read only when no
-embedded block is there (the live page carries both copies of the same content).
+embedded block is there (an unstripped page would carry both copies; neither recording has both).
 
 Tables: a GPU table is one whose title names a GPU ("NVIDIA GPU Instances") or whose header has
 a "..., GPU-hour" column; the CPU-only ("Price per hour"), Storage and Other services tables are
