@@ -1,214 +1,280 @@
-"""Jarvislabs spider: the pricing page rendered in real Chromium, its script run on archived responses.
+"""Jarvislabs: parse_rendered on the rendered pricing page, in-process; one real browser replay.
 
-Every test here drives /usr/bin/chromium (or $PRICEWATCH_CHROMIUM) through scrapy-playwright.
+There is no real recording of Jarvislabs (captures/src/2026-10-29/jarvislabs/exchanges.yaml says
+what is composed). The parser reads the DOM after the page's script ran. That DOM is a fixture,
+tests/rendered/jarvislabs.pricing.rendered.html, produced by a real Chromium render of the
+shipped WARC (tests/rendered/render_jarvislabs.py; the -no-json twin is the same render with the
+server_meta request aborted). Layout variants edit that DOM and run in milliseconds. The one
+subprocess test replays the shipped WARC in Chromium through scrapy-playwright and checks that
+its render parses to exactly what the fixture parses to.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from datetime import datetime, timezone
-from decimal import ROUND_HALF_UP, Decimal
 from hashlib import sha256
 from pathlib import Path
 
 import pytest
-from parsel import Selector
-from warcio.archiveiterator import ArchiveIterator
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from scrapy.utils.test import get_crawler
 
 from pricewatch import collect
-from tests.conftest import CAPTURES, STANDIN_SETTINGS, source_exchanges
+from spiders.jarvislabs import JarvislabsSpider, parse_rendered
+from tests.conftest import CAPTURES, CAPTURES_SRC
+from tests.inprocess import by_key, capture_ref, run_parsed
 
-CHROMIUM = os.environ.get("PRICEWATCH_CHROMIUM", "/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
-
+RENDERED_DIR = Path(__file__).resolve().parent / "rendered"
+RENDERED = (RENDERED_DIR / "jarvislabs.pricing.rendered.html").read_text(encoding="utf-8")
+RENDERED_NO_JSON = (RENDERED_DIR / "jarvislabs.pricing.rendered-no-json.html").read_text(encoding="utf-8")
+SRC = CAPTURES_SRC / "2026-10-29" / "jarvislabs"
+AS_SERVED = (SRC / "pricing.html").read_text(encoding="utf-8")  # the page before its script ran
 CAPTURE = CAPTURES / "2026-10-29" / "jarvislabs.warc.gz"
 PAGE = "https://jarvislabs.ai/pricing"
-SCRIPT = "https://jarvislabs.ai/assets/pricing-7c41d2e9.js"
 DATA = "https://backendn.jarvislabs.net/misc/server_meta"
+CHROMIUM = os.environ.get("PRICEWATCH_CHROMIUM", "/usr/bin/chromium")
 
 
-def exchanges() -> list[dict]:
-    return source_exchanges("2026-10-29", "jarvislabs")
+def run(html: str = RENDERED):
+    parsed = parse_rendered(html, PAGE)
+    return parsed, run_parsed("jarvislabs", parsed, url=PAGE)
 
 
-def body_of(url: str, exs: list[dict] | None = None) -> bytes:
-    return next(e["body"] for e in (exs or exchanges()) if e["url"] == url)
+def offer(result, sku: str, billing: str, term: str | None = None) -> dict:
+    [hit] = [i for i in result.items
+             if (i["sku"], i["billing"], i["reserved_term"]) == (sku, billing, term)]
+    return hit
 
 
-def with_body(url: str, body: bytes) -> list[dict]:
-    return [{**e, "body": body} if e["url"] == url else e for e in exchanges()]
+def replace_once(html: str, old: str, new: str) -> str:
+    assert html.count(old) >= 1, old
+    return html.replace(old, new, 1)
 
 
-def without(url: str) -> list[dict]:
-    return [e for e in exchanges() if e["url"] != url]
+# --- the rendered page ------------------------------------------------------------------------
+
+def test_rendered_page_offers_by_tier_and_status_ok():
+    parsed, result = run()
+    assert parsed.errors == []
+    # 5 rows; spot "—" for H200 and H100 (no spot offer); 3 terms per row, 12 months "Contact sales".
+    tiers = [i["tier"] for i in result.items]
+    assert (tiers.count("on-demand"), tiers.count("spot"), tiers.count("reserved"), len(tiers)) == (5, 3, 15, 23)
+    assert collect.judge_crawl(result).status == "ok"
+    assert all("offer_key" not in o for o in parsed.offers)  # the pipeline builds it
 
 
-def by_key(result) -> dict[str, dict]:
-    return {i["offer_key"]: i for i in result.items}
+def test_on_demand_prices_are_the_dated_values_printed_in_the_page():
+    _, result = run()
+    # <tr data-gpu-type="H100" data-region="europe-01" data-free="25">
+    #   <td class="gpu-name">H100 SXM</td><td class="vram">80GB</td> ... <td ...on-demand">$3.49/hr</td>
+    h100 = offer(result, "H100", "on-demand")
+    assert (h100["gpu_label"], h100["gpu_count"], h100["vram_gb"], h100["region"]) == ("H100 SXM", 1, 80, "europe-01")
+    assert (h100["price_raw"], h100["price_unit"], h100["price_per_gpu_hour"]) == ("$3.49/hr", "gpu_hour", 3.49)
+    assert (h100["gpu_model"], h100["form_factor"], h100["availability"]) == ("H100", "SXM", "25")
+    # "H200 SXM" "141GB" "$4.59/hr" (europe-01); "A100 80GB" "80GB" "$1.49/hr" (india-noida-01)
+    h200, a100 = offer(result, "H200", "on-demand"), offer(result, "A100-80GB", "on-demand")
+    assert (h200["gpu_label"], h200["vram_gb"], h200["price_per_gpu_hour"]) == ("H200 SXM", 141, 4.59)
+    assert (h200["gpu_model"], h200["form_factor"]) == ("H200", "SXM")
+    assert (a100["gpu_label"], a100["region"], a100["price_per_gpu_hour"], a100["gpu_model"]) == (
+        "A100 80GB", "india-noida-01", 1.49, "A100 80GB")
+    # "RTX PRO 6000" "96GB" "$1.89/hr" (india-chennai-01); "L4" "24GB" "$0.44/hr" (india-noida-01)
+    rtx, l4 = offer(result, "RTX-PRO6000", "on-demand"), offer(result, "L4", "on-demand")
+    assert (rtx["gpu_label"], rtx["vram_gb"], rtx["region"], rtx["price_per_gpu_hour"]) == (
+        "RTX PRO 6000", 96, "india-chennai-01", 1.89)
+    assert (l4["gpu_label"], l4["vram_gb"], l4["price_per_gpu_hour"]) == ("L4", 24, 0.44)
+    # Per GPU-hour ("Prices are per GPU per hour"), one GPU each: instance price = GPU price.
+    assert all(i["price_per_hour"] == i["price_per_gpu_hour"] for i in result.items if i["is_priced"])
 
 
-def expected_from_json(data: dict) -> dict[str, tuple]:
-    """What the page's rows must show, computed from server_meta the way the capture's
-    provenance documents the script: spot_price of the row's VM entry ("—" when null), and
-    price_per_hour less each term's discount, rounded to cents."""
-    rows = Selector(body_of(PAGE).decode()).css("tr[data-gpu-type]")
-    out = {}
-    for row in rows:
-        gpu, region = row.attrib["data-gpu-type"], row.attrib["data-region"]
-        entries = [m for m in data["server_meta"] if m["gpu_type"] == gpu and m["region"] == region]
-        m = next((e for e in entries if e["workload_type"] == "vm"), None) or entries[0]
-        if m["spot_price"] is not None:
-            out[f"{gpu}@{region}/spot"] = ("spot", Decimal(str(m["spot_price"])))
-        for t in data["term_discounts"]:
-            price = None if t["contact_sales"] else (
-                Decimal(str(m["price_per_hour"])) * (100 - t["discount_pct"]) / 100).quantize(
-                    Decimal("0.01"), ROUND_HALF_UP)
-            out[f"{gpu}@{region}/reserved-{t['term']}"] = (t["label"], price)
-    return out
+def test_spot_and_term_prices_as_the_script_filled_them_in():
+    _, result = run()
+    # A100 80GB row: spot "$0.89/hr" (data-free="1"), "1 month" "$1.34/hr", "6 months" "$1.19/hr",
+    # "12 months" "Contact sales".
+    spot = offer(result, "A100-80GB", "spot")
+    assert (spot["price_per_gpu_hour"], spot["availability"], spot["tier"]) == (0.89, "1", "spot")
+    assert offer(result, "A100-80GB", "reserved", "1 month")["price_per_gpu_hour"] == 1.34
+    assert offer(result, "A100-80GB", "reserved", "6 months")["price_per_gpu_hour"] == 1.19
+    # H100 SXM: "$3.14/hr", "$2.79/hr"; H200 SXM "$4.13/hr", "$3.67/hr"; RTX PRO 6000 spot "$1.19/hr",
+    # "$1.70/hr", "$1.51/hr"; L4 spot "$0.29/hr" (the vm entry, not the container one), "$0.40/hr", "$0.35/hr".
+    got = {(i["sku"], i["reserved_term"] or i["billing"]): i["price_per_gpu_hour"]
+           for i in result.items if i["billing"] != "on-demand" and i["is_priced"]}
+    assert got == {("A100-80GB", "spot"): 0.89, ("A100-80GB", "1 month"): 1.34, ("A100-80GB", "6 months"): 1.19,
+                   ("H100", "1 month"): 3.14, ("H100", "6 months"): 2.79,
+                   ("H200", "1 month"): 4.13, ("H200", "6 months"): 3.67,
+                   ("RTX-PRO6000", "spot"): 1.19, ("RTX-PRO6000", "1 month"): 1.70,
+                   ("RTX-PRO6000", "6 months"): 1.51,
+                   ("L4", "spot"): 0.29, ("L4", "1 month"): 0.40, ("L4", "6 months"): 0.35}
 
 
-def script_offers(result) -> dict[str, tuple]:
-    return {k: (i["reserved_term"] or "spot",
-                None if i["price_per_gpu_hour"] is None else Decimal(str(i["price_per_gpu_hour"])))
-            for k, i in by_key(result).items() if i["billing"] != "on-demand"}
-
-
-def test_on_demand_prices_are_the_dated_values_printed_in_the_page(crawl):
-    offers = by_key(crawl("jarvislabs", CAPTURE))
-    # PROVIDERS.md §11 (2026-09/10): per GPU-hour H100 SXM $3.49, H200 SXM $4.59, A100 80GB $1.49.
-    h100, h200, a100 = (offers[k] for k in ("H100@europe-01/on-demand", "H200@europe-01/on-demand",
-                                            "A100-80GB@india-noida-01/on-demand"))
-    assert (h100["price_per_gpu_hour"], h200["price_per_gpu_hour"], a100["price_per_gpu_hour"]) == (3.49, 4.59, 1.49)
-    assert (h100["gpu_model"], h100["form_factor"], h100["vram_gb"]) == ("H100", "SXM", 80)
-    assert (h200["gpu_model"], h200["form_factor"], a100["gpu_model"]) == ("H200", "SXM", "A100 80GB")
-    assert {o["billing"] for o in (h100, h200, a100)} == {"on-demand"}
-    assert all(o["self_service"] and o["gpu_count"] == 1 for o in (h100, h200, a100))
-
-
-def test_spot_and_term_prices_are_those_of_the_json_the_script_loaded(crawl):
-    result = crawl("jarvislabs", CAPTURE)
-    assert script_offers(result) == expected_from_json(json.loads(body_of(DATA)))
-    offers = by_key(result)
-    # server_meta has spot_price null for H100 and H200: no spot offer, not a $0 one.
-    assert "H100@europe-01/spot" not in offers and "H200@europe-01/spot" not in offers
-    assert offers["A100-80GB@india-noida-01/spot"]["price_per_gpu_hour"] == 0.89
-    year = offers["H100@europe-01/reserved-12_months"]
+def test_spot_dash_is_no_offer_and_contact_sales_is_an_unpriced_term():
+    _, result = run()
+    # H200 and H100: <td class="price spot" ... data-state="unavailable">—</td>: no spot, not a $0 one.
+    assert not [i for i in result.items if i["billing"] == "spot" and i["sku"] in ("H100", "H200")]
+    year = offer(result, "H100", "reserved", "12 months")
     assert (year["is_priced"], year["price_text"], year["self_service"]) == (False, "Contact sales", False)
-    # Entries the page does not show (H100 in "unknown-region") are not offers.
-    assert not any("unknown-region" in k for k in offers)
+    assert len([i for i in result.items if i["price_text"] == "Contact sales"]) == 5
+
+
+def test_offer_keys_come_from_identity_fields():
+    _, result = run()
+    keys = by_key(result)
+    assert len(keys) == 23
+    assert "1x H100 80GB reserved 1 month @europe-01" in keys
+    assert "1x A100-80GB spot @india-noida-01" in keys  # the sku names 80GB: not repeated
+
+
+def test_same_gpu_in_another_region_is_another_offer():
+    row = RENDERED[RENDERED.index('<tr data-gpu-type="H100"'):]
+    row = row[:row.index("</tr>") + 5]
+    other = row.replace('data-region="europe-01"', 'data-region="india-noida-01"').replace("$3.49/hr", "$2.99/hr")
+    _, result = run(replace_once(RENDERED, row, row + other))
+    prices = {i["region"]: i["price_per_gpu_hour"] for i in result.items if i["sku"] == "H100" and i["billing"] == "on-demand"}
+    assert prices == {"europe-01": 3.49, "india-noida-01": 2.99}
     assert collect.judge_crawl(result).status == "ok"
 
 
-def test_each_price_points_to_the_record_it_came_from(crawl):
+# --- the script did not (fully) run -----------------------------------------------------------
+
+def test_without_the_json_the_page_script_reports_an_error_and_the_run_fails():
+    # Real render with the server_meta request aborted: data-live-prices="error",
+    # data-live-error="Failed to fetch", every spot/term cell "Unavailable".
+    parsed, result = run(RENDERED_NO_JSON)
+    assert parsed.errors == [f"{PAGE}: spot and term prices were not filled in by the page's script "
+                             "(data-live-prices='error': Failed to fetch); they load from /misc/server_meta"]
+    assert {i["billing"] for i in result.items} == {"on-demand"}  # "Unavailable" is never a price
+    assert collect.judge_crawl(result).status == "failed"
+
+
+def test_the_page_as_served_has_no_script_prices_and_fails():
+    # The recorded HTML: empty skeletons in every spot/term cell; only the script fills them.
+    parsed, result = run(AS_SERVED)
+    assert len(parsed.errors) == 1 and "data-live-prices=None: the page's script never finished" in parsed.errors[0]
+    assert {i["billing"] for i in result.items} == {"on-demand"}
+    assert collect.judge_crawl(result).status == "failed"
+
+
+def test_cells_left_empty_by_the_script_are_one_error():
+    html = RENDERED.replace('data-state="priced">$1.34/hr</td>', 'data-state="priced"></td>')
+    html = html.replace('data-state="priced">$0.35/hr</td>', 'data-state="priced"><span class="skeleton"></span></td>')
+    parsed, _ = run(html)
+    assert parsed.errors == [f"{PAGE}: 2 spot/term cell(s) still empty after the page's script: "
+                             "A100 80GB 1 month, L4 6 months"]
+
+
+# --- layout variants --------------------------------------------------------------------------
+
+def test_no_price_table_fails_naming_it():
+    parsed, result = run(RENDERED.replace('id="gpu-pricing"', 'id="gpu-prices-v2"'))
+    assert parsed.errors == [f"{PAGE}: no table#gpu-pricing (the GPU price table)"]
+    assert collect.judge_crawl(result).status == "failed"
+
+
+def test_renamed_on_demand_header_fails_naming_it():
+    parsed, _ = run(RENDERED.replace('data-col="on-demand">On-demand</th>', 'data-col="on-demand">Pay as you go</th>'))
+    assert len(parsed.errors) == 1 and parsed.offers == []
+    assert "no 'On-demand' column" in parsed.errors[0] and "Pay as you go" in parsed.errors[0]
+
+
+def test_removed_spot_column_fails_naming_it():
+    html = RENDERED.replace('<th scope="col" data-col="spot">Spot</th>', "")
+    parsed, result = run(html)
+    # The rows still have the spot cell: the cells no longer line up with the header, one message.
+    assert parsed.errors == [
+        f"{PAGE}: table#gpu-pricing has no 'Spot' column (headers: GPU, vRAM, vCPU / RAM per GPU, Region, "
+        "On-demand, 1 month, 6 months, 12 months)",
+        f"{PAGE}: table#gpu-pricing rows have 9 cells for 8 column headers (rows not read)"]
+    assert collect.judge_crawl(result).status == "failed"
+
+
+def test_a_spot_column_gone_from_header_and_rows_still_fails():
+    html = RENDERED.replace('<th scope="col" data-col="spot">Spot</th>', "")
+    html = "\n".join(line for line in html.split("\n") if 'data-fill="spot"' not in line)
+    parsed, result = run(html)
+    assert len(parsed.errors) == 1 and "no 'Spot' column" in parsed.errors[0]
+    # On-demand and term prices are still read (and the run still fails on the layout error).
+    assert offer(result, "H100", "on-demand")["price_per_gpu_hour"] == 3.49
+    assert offer(result, "L4", "reserved", "1 month")["price_per_gpu_hour"] == 0.40
+    assert not [i for i in result.items if i["billing"] == "spot"]
+    assert collect.judge_crawl(result).status == "failed"
+
+
+def test_unit_statement_change_fails():
+    html = RENDERED.replace("Prices are per GPU per hour.", "Prices are per node per hour.")
+    parsed, result = run(html)
+    assert parsed.errors == [f"{PAGE}: the page no longer says 'Prices are per GPU per hour' (price unit unknown)"]
+    assert result.items == []
+
+
+def test_price_cells_in_another_unit_are_one_error():
+    html = RENDERED.replace("$3.49/hr", "$2513/mo").replace("$1.34/hr", "€1.34/hr")
+    parsed, result = run(html)
+    assert parsed.errors == [f"{PAGE}: 2 cell(s) not read as '$x.xx/hr', 'Contact sales' or '—': "
+                             "H100 SXM On-demand '$2513/mo', A100 80GB 1 month '€1.34/hr'"]
+    assert collect.judge_crawl(result).status == "failed"
+    assert not [i for i in result.items if i["sku"] == "H100" and i["billing"] == "on-demand"]
+
+
+def test_a_term_header_that_is_not_a_term_fails():
+    parsed, _ = run(RENDERED.replace('data-term="6_months">6 months</th>', 'data-term="6_months">Save 20%</th>'))
+    assert parsed.errors == [f"{PAGE}: term column(s) 'Save 20%' are not a commitment term"]
+    assert not [o for o in parsed.offers if o.get("reserved_term") == "Save 20%"]
+
+
+def test_an_unreadable_vram_is_reported():
+    parsed, _ = run(RENDERED.replace('<td class="vram">24GB</td>', '<td class="vram">24 GiB (shared)</td>'))
+    assert parsed.errors == [f"{PAGE}: 1 cell(s) not read as '$x.xx/hr', 'Contact sales' or '—': "
+                             "L4 vRAM '24 GiB (shared)'"]
+
+
+# --- the spider's own join (in-process, no browser) ------------------------------------------
+
+def spider_items(browser_captures: dict):
+    crawler = get_crawler(JarvislabsSpider)
+    spider = JarvislabsSpider.from_crawler(crawler)
+    request = Request(PAGE, meta={"browser_captures": browser_captures})
+    response = HtmlResponse(PAGE, body=RENDERED.encode(), encoding="utf-8", request=request)
+    return list(spider.parse(response)), crawler.stats.get_value("pricewatch/layout_errors", [])
+
+
+def test_spot_and_term_offers_point_to_the_json_the_browser_loaded():
+    data_ref = capture_ref(DATA)
+    items, errors = spider_items({PAGE: capture_ref(PAGE), DATA: data_ref})
+    assert errors == [] and len(items) == 23
+    assert all(i.get("capture") == (None if i["billing"] == "on-demand" else data_ref) for i in items)
+    assert all("offer_key" not in i for i in items)
+
+
+def test_script_prices_without_the_json_in_the_browser_are_not_evidence():
+    items, errors = spider_items({PAGE: capture_ref(PAGE)})
+    assert errors == [f"{PAGE}: the page shows script-loaded prices but the browser loaded no /misc/server_meta"]
+    assert {i["billing"] for i in items} == {"on-demand"}
+
+
+# --- the one real browser replay --------------------------------------------------------------
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
+def test_the_shipped_warc_replays_in_chromium(crawl):
+    """Page, stylesheet, script and the JSON the script fetches all from the WARC; the spider's
+    render parses to exactly the offers of the committed rendered-DOM fixture."""
     result = crawl("jarvislabs", CAPTURE)
-    page_sha, data_sha = sha256(body_of(PAGE)).hexdigest(), sha256(body_of(DATA)).hexdigest()
+    assert collect.judge_crawl(result).status == "ok"
+    report = result.report
+    assert report["replay_missing"] == 0 and report["failed_urls"] == []
+    # The page, its stylesheet, its script and the script's JSON; robots.txt is not recorded (404).
+    assert report["http_status_counts"] == {"200": 4, "404": 1}
+    offers = by_key(result)
+    assert offers["1x H100 80GB on-demand @europe-01"]["price_per_gpu_hour"] == 3.49
+    assert offers["1x A100-80GB spot @india-noida-01"]["price_per_gpu_hour"] == 0.89
+    assert offers["1x L4 24GB reserved 1 month @india-noida-01"]["price_per_gpu_hour"] == 0.40
+
+    def strip(items):
+        return sorted((i["offer_key"], i["price_per_hour"], i["price_text"], i["availability"]) for i in items)
+    assert strip(result.items) == strip(run()[1].items)
+    # On-demand prices point to the page's record, spot and term prices to the JSON's.
+    page_sha = sha256((SRC / "pricing.html").read_bytes()).hexdigest()
+    data_sha = sha256((SRC / "server_meta.json").read_bytes()).hexdigest()
     for item in result.items:
         cap = item["capture"]
         want = (PAGE, page_sha) if item["billing"] == "on-demand" else (DATA, data_sha)
         assert (cap["source_url"], cap["body_sha256"]) == want, item["offer_key"]
-        assert cap["warc_file"] == str(CAPTURE) and cap["warc_record_id"].startswith("<urn:uuid:")
-
-
-def test_replay_needs_nothing_outside_the_archive(crawl):
-    report = crawl("jarvislabs", CAPTURE).report
-    assert report["replay_missing"] == 0 and report["failed_urls"] == []
-    # The page, its stylesheet, its script and the script's JSON; robots.txt is not recorded.
-    assert report["http_status_counts"] == {"200": 4, "404": 1}
-
-
-def test_spot_and_term_prices_follow_the_json_through_the_pages_script(crawl, make_warc):
-    # The recorded HTML has no spot or term price: only the script can put them there.
-    page = Selector(body_of(PAGE).decode())
-    assert all(not td.css("::text").get("").strip() for td in page.css("td[data-fill]"))
-    data = json.loads(body_of(DATA))
-    for m in data["server_meta"]:
-        if m["gpu_type"] == "A100-80GB":
-            m.update(price_per_hour=1.59, spot_price=0.77)
-        if m["gpu_type"] == "H100":
-            m["spot_price"] = 2.19
-    data["term_discounts"][0]["discount_pct"] = 15
-    result = crawl("jarvislabs", make_warc(with_body(DATA, json.dumps(data).encode())))
-    assert script_offers(result) == expected_from_json(data)
-    offers = by_key(result)
-    assert offers["A100-80GB@india-noida-01/spot"]["price_per_gpu_hour"] == 0.77
-    assert offers["A100-80GB@india-noida-01/reserved-1_month"]["price_per_gpu_hour"] == 1.35  # 1.59 less 15 %
-    assert offers["H100@europe-01/spot"]["price_per_gpu_hour"] == 2.19
-    # The on-demand price is the page's own, whatever the JSON says.
-    assert offers["A100-80GB@india-noida-01/on-demand"]["price_per_gpu_hour"] == 1.49
-
-
-def test_without_the_json_the_run_fails_naming_it(crawl, make_warc):
-    outcome = collect.judge_crawl(crawl("jarvislabs", make_warc(without(DATA))))
-    assert outcome.status == "failed" and outcome.offers == []
-    assert "jarvislabs" in outcome.error and f"{DATA} (not in the replay archive" in outcome.error
-    # The page's own error handling ran (its fetch failed), and the spider says what it lacks.
-    assert "data-live-prices='error'" in outcome.error and "/misc/server_meta" in outcome.error
-
-
-def test_without_the_script_the_run_fails_naming_it(crawl, make_warc):
-    result = crawl("jarvislabs", make_warc(without(SCRIPT)))
-    outcome = collect.judge_crawl(result)
-    assert outcome.status == "failed"
-    assert f"{SCRIPT} (not in the replay archive; script" in outcome.error
-    assert "not filled in by the page's script" in outcome.error
-    assert not [i for i in result.items if i["billing"] != "on-demand"]
-
-
-def test_a_page_that_first_answers_503_is_retried_in_the_browser(crawl, make_warc):
-    ex = exchanges()
-    busy = {**ex[0], "status": 503, "reason": "Service Unavailable", "headers": {"Content-Type": "text/html"},
-            "body": b"<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>"}
-    result = crawl("jarvislabs", make_warc([busy] + ex))
-    assert result.report["http_status_counts"]["503"] == 1 and result.report["retries"] == 1
-    assert len(result.items) == 23 and collect.judge_crawl(result).status == "ok"
-    # The offers point to the page that answered, not to the 503.
-    assert {i["capture"]["body_sha256"] for i in result.items if i["billing"] == "on-demand"} == {
-        sha256(body_of(PAGE)).hexdigest()}
-
-
-
-def test_a_live_crawl_archives_what_the_browser_fetched_and_replays_from_it(tmp_path, standin):
-    """A live crawl from a local stand-in server: the page, stylesheet, script and JSON are
-    archived as received (not the rendered DOM), and replaying that archive gives the same offers."""
-    html = body_of(PAGE).replace(b"https://backendn.jarvislabs.net", standin.url_for("").rstrip("/").encode())
-    standin.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
-    standin.expect_request("/pricing").respond_with_data(html, content_type="text/html; charset=utf-8")
-    for ex in exchanges()[1:]:
-        path = ex["url"].split("/", 3)[3]
-        standin.expect_request(f"/{path}").respond_with_data(ex["body"], content_type=ex["headers"]["Content-Type"])
-    url = standin.url_for("/pricing")
-    archive = tmp_path / "archive"
-    result = collect.run_crawl("jarvislabs", tmp_path / "live", archive_dir=archive,
-                               spider_args={"pricing_url": url}, settings=STANDIN_SETTINGS)
-    assert result.returncode == 0, result.log_tail
-    live = result.items
-    warcs = list((archive / datetime.now(timezone.utc).strftime("%Y-%m-%d")).glob("jarvislabs-*.warc.gz"))
-    assert len(warcs) == 1  # one file per crawl, shared by robots.txt and the browser
-    with open(warcs[0], "rb") as fh:
-        records = [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI"),
-                    r.http_headers.get_header("User-Agent") if r.rec_type == "request" else None,
-                    r.content_stream().read() if r.rec_type == "response" else None)
-                   for r in ArchiveIterator(fh)]
-    responses = {u: body for t, u, _, body in records if t == "response"}
-    paths = sorted(u.split("/", 3)[3] for t, u, _, _ in records if t == "response")
-    assert paths == sorted(["robots.txt", "pricing", "assets/index-5b0e7f3a.css", "assets/pricing-7c41d2e9.js",
-                            "misc/server_meta"])
-    # The page as served (empty skeletons), not the DOM after the script ran.
-    assert responses[url] == html
-    assert responses[standin.url_for("/misc/server_meta")] == body_of(DATA)
-    # Even the script's own request carried our honest User-Agent.
-    data_request_ua = next(ua for t, u, ua, _ in records if t == "request" and u.endswith("/misc/server_meta"))
-    assert data_request_ua.startswith("pricewatch/")
-    assert {i["capture"]["source_url"] for i in live if i["billing"] == "spot"} == {standin.url_for("/misc/server_meta")}
-
-    standin.stop()  # the replay must not need the network
-    replayed = collect.run_crawl("jarvislabs", tmp_path / "replay", replay=warcs[0],
-                                 spider_args={"pricing_url": url}, settings=STANDIN_SETTINGS)
-    assert replayed.returncode == 0, replayed.log_tail
-    again = replayed.items
-
-    def strip(items):
-        return sorted((i["offer_key"], i["price_per_hour"], i["price_text"], i["capture"]["warc_record_id"])
-                      for i in items)
-    assert len(live) == 23 and strip(live) == strip(again)
