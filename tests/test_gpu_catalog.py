@@ -346,7 +346,7 @@ EXTRACTORS = {
 DELIBERATELY_UNKNOWN = {
     "a100": "A100 family, 40 or 80 GB: resolved only with the source's VRAM (Sesterce, Lium capacity, "
             "Compute Pulse supply print none)",
-    "v100": "V100 family, 16 or 32 GB: Sesterce's filter option prints no memory",
+    "v100": "V100 family, 16 or 32 GB: Sesterce's filter option and GPU.ai's gpu_type 'v100' print no memory",
     "rtx 4000": "DigitalOcean 'NVIDIA RTX 4000': Quadro RTX 4000 (8 GB) or RTX 4000 Ada (20 GB); the page gives no memory",
     "rtx 6000": "DigitalOcean 'NVIDIA RTX 6000': Quadro RTX 6000 (24 GB) or RTX 6000 Ada (48 GB); the page gives no memory",
     "h100t": "Oracle 'OCI - Compute - GPU - H100T': a distinct H100 variant Oracle does not explain",
