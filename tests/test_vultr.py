@@ -16,7 +16,7 @@ from pricewatch import collect
 from spiders.items import OfferItem, SourceFactItem
 from spiders.vultr import METAL, PLANS, VultrSpider, next_page, parse_plans, parse_plans_metal
 from tests.conftest import CAPTURES, CAPTURES_SRC
-from tests.inprocess import by_key, run_parsed
+from tests.inprocess import run_parsed
 
 SRC = CAPTURES_SRC / "2026-10-29" / "vultr"
 CAPTURE = CAPTURES / "2026-10-29" / "vultr.warc.gz"
