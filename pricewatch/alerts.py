@@ -262,6 +262,8 @@ def _price_alerts(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
                  f"{cur['billing']}, tier {cur['tier']})",
                  f"was {was} (seen {base['observed_at']:{UTC_FMT}}), now ${_money(new)}/h "
                  f"(seen {cur['observed_at']:{UTC_FMT}}){move}."]
+        if cur.get("screen_note"):
+            lines.append(f"Checked by the quality gate: {cur['screen_note']}.")
         lines += _hold_note(held, cfg) + _claim_lines(claims) + [_evidence(cur)]
         details = {"provider": provider, "offer_key": offer_key, "gpu_model": cur["gpu_model"],
                    "gpu_count": cur["gpu_count"], "billing": cur["billing"], "tier": cur["tier"],

@@ -17,7 +17,8 @@ from pricewatch.config import AlertConfig
 from tests.conftest import CAPTURES, shipped, shipped_exchanges, source_exchanges
 from warehouse import db
 
-A100 = "a100xl_x1_prototyping"
+A100_PRICING_KEY = "a100xl_x1_prototyping"   # its key in the /v1/pricing answer
+A100 = "1x a100xl 80GB on-demand/prototyping"   # the offer key pricewatch builds for it
 MASSED_B200 = "8x B200 SXM6 on-demand"
 LAMBDA_B200 = "8x NVIDIA B200 SXM6 180GB on-demand"
 
@@ -45,11 +46,11 @@ class Captures:
         ex = shipped_exchanges("thunder_compute")
         pricing, specs = json.loads(ex[0]["body"]), json.loads(ex[1]["body"])
         if a100 is None:
-            del pricing["pricing"][A100]
+            del pricing["pricing"][A100_PRICING_KEY]
         else:
-            pricing["pricing"][A100] = a100
+            pricing["pricing"][A100_PRICING_KEY] = a100
         if a100 is None or not specs_entry:
-            del specs["specs"][A100]
+            del specs["specs"][A100_PRICING_KEY]
         ex[0]["body"], ex[1]["body"] = json.dumps(pricing).encode(), json.dumps(specs).encode()
         return self._write(("thunder", a100, specs_entry), ex)
 

@@ -37,7 +37,7 @@ def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch)
         assert second["alerts"]["raised"] == 2 and second["alerts"]["sent"] == 2
         assert second["alerts"]["pending"] == 0
         titles = [json.loads(req.data)["title"] for req, _ in server.log]
-        assert "Price changed: thunder_compute a100xl_x1_prototyping $1.09/h -> $1.05/h (-3.67%)" in titles
+        assert "Price changed: thunder_compute 1x a100xl 80GB on-demand/prototyping $1.09/h -> $1.05/h (-3.67%)" in titles
     finally:
         server.clear()
         server.stop()

@@ -14,7 +14,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
 from pricewatch.config import AlertConfig
-from tests.alerting import A100, Captures, Warehouse
+from tests.alerting import A100, A100_PRICING_KEY, Captures, Warehouse
 
 SUBJECT = f"thunder_compute/{A100}"
 SECRET = "hunter2Secret77"
@@ -55,23 +55,22 @@ def day(wh: Warehouse, caps: Captures, date: str, thunder) -> str:
 
 
 def test_implausible_drop_is_held_then_sent_once_the_next_run_confirms_it(tmp_path, crawl, caps, receiver):
-    wh = warehouse(tmp_path, crawl, urls=(f"json://127.0.0.1:{receiver.port}/hook",), plausibility_pct=60)
+    wh = warehouse(tmp_path, crawl, urls=(f"json://127.0.0.1:{receiver.port}/hook",))
     day(wh, caps, "2026-10-29", caps.thunder(1.09))
-    suspect_run = day(wh, caps, "2026-11-05", caps.thunder(0.39))   # -64.22%: beyond 60%
-    (price,) = wh.alerts("price_changed")
-    assert price["state"] == "suspect"
-    # The claims it moved are held too: nothing about the reading reached the receiver.
-    assert {a["state"] for a in wh.alerts(run_id=suspect_run)} == {"suspect"}
-    assert receiver.payloads == []
+    held_run = day(wh, caps, "2026-11-05", caps.thunder(0.39))   # -64.22%: the quality gate holds it
+    # Held before it can become a price: no price alert, no claim moved, nothing sent.
+    assert wh.alerts(run_id=held_run) == [] and receiver.payloads == []
+    (held,) = wh.query("SELECT offer_key, held_reason FROM held_offers")
+    assert held["offer_key"] == A100 and "held until the provider's next run confirms it" in held["held_reason"]
+    assert wh.claim(held_run, "g-cite-thunder-a100")["status"] == "holds"
 
-    day(wh, caps, "2026-11-06", caps.thunder(0.39))
-    assert wh.last["derived"]["confirmed"] == 2 and wh.last["derived"]["raised"] == 0
+    day(wh, caps, "2026-11-06", caps.thunder(0.39))                # the same again: confirmed
     (price,) = wh.alerts("price_changed")
     assert price["state"] == "sent"
     titles = {p["title"]: p for _, p in receiver.payloads}
     sent = titles[price["title"]]
     assert "$1.09/h -> $0.39/h (-64.22%)" in sent["title"] and sent["type"] == "warning"
-    assert "g-cite-thunder-a100" in sent["message"] and "confirmed" in sent["message"]
+    assert "g-cite-thunder-a100" in sent["message"] and "confirmed by the provider's next run" in sent["message"]
     assert any("g-ratio-full-vs-qlora" in p["message"] for p in titles.values() if "drifted" in p["title"])
 
 
@@ -79,17 +78,15 @@ def test_implausible_reading_that_the_next_run_does_not_show_is_never_sent(tmp_p
     wh = warehouse(tmp_path, crawl, urls=(f"json://127.0.0.1:{receiver.port}/hook",))
     day(wh, caps, "2026-10-29", caps.thunder(1.09))
     day(wh, caps, "2026-11-05", caps.thunder(0.39))
-    back = day(wh, caps, "2026-11-06", caps.thunder(1.09))
-    assert {a["state"] for a in wh.alerts()} == {"suppressed"}
-    # Back at the trusted $1.09: no price change, and the claims never stopped holding.
-    assert wh.alerts(run_id=back) == []
-    assert receiver.payloads == []
+    day(wh, caps, "2026-11-06", caps.thunder(1.09))
+    # Back at the trusted $1.09: the misreading never became a price, no claim stopped holding.
+    assert wh.alerts() == [] and receiver.payloads == []
 
 
-def test_a_bound_can_be_configured(tmp_path, crawl, caps):
-    wh = warehouse(tmp_path, crawl, plausibility_pct=70)
+def test_a_move_below_the_gate_threshold_alerts_at_once(tmp_path, crawl, caps):
+    wh = warehouse(tmp_path, crawl)
     day(wh, caps, "2026-10-29", caps.thunder(1.09))
-    day(wh, caps, "2026-11-05", caps.thunder(0.39))
+    day(wh, caps, "2026-11-05", caps.thunder(0.89))    # -18.35%: below the 25% hold
     assert [a["state"] for a in wh.alerts("price_changed")] == ["pending"]
 
 
@@ -102,7 +99,7 @@ def test_failing_source_alerts_once_per_streak_and_never_moves_a_price(tmp_path,
     (alert,) = wh.alerts("source_failing")
     assert alert["run_id"] == failing[2] and alert["subject"] == "thunder_compute"
     assert alert["details"]["failed_runs"] == 3
-    assert A100 in alert["body"] and "2026-10-30 02:00 UTC" in alert["body"]
+    assert A100_PRICING_KEY in alert["body"] and "2026-10-30 02:00 UTC" in alert["body"]
     assert alert["notify_type"] == "failure"
     # A failed run stores no offers: the cited offer neither changed nor disappeared.
     assert wh.alerts("price_changed") == [] and wh.alerts("offer_disappeared") == []

@@ -191,8 +191,8 @@ def test_page1_survey_cheapest_citation_and_ratio(final, replayed):
     # competitor of the capture compared, Massed Compute stays the cheapest self-service on-demand 8× B200.
     row = final["g-cite-massed-b200x8"]
     roles = {i["role"]: i for i in row["inputs"]}
-    assert (roles["cited"]["provider"], roles["cited"]["offer_key"]) == ("massed_compute", "B200 SXM6 x8")
-    assert (roles["cheapest"]["provider"], roles["cheapest"]["offer_key"]) == ("massed_compute", "B200 SXM6 x8")
+    assert (roles["cited"]["provider"], roles["cited"]["offer_key"]) == ("massed_compute", "8x B200 SXM6 on-demand")
+    assert (roles["cheapest"]["provider"], roles["cheapest"]["offer_key"]) == ("massed_compute", "8x B200 SXM6 on-demand")
     assert row["pick"] == "Massed Compute"
     # Independently of the engine: every self-service on-demand 8× B200 in the warehouse.
     con = db.connect(replayed["db"], read_only=True)
@@ -320,7 +320,7 @@ def test_claims_cli_json_lists_every_claim_with_its_inputs(replayed):
     assert len(items) == len(load_rules().claims)
     thunder = items["g-cite-thunder-a100"]
     assert (thunder["status"], thunder["published_value"], thunder["current_value"]) == ("holds", 1.09, 1.09)
-    assert thunder["inputs"][0]["offer_key"] == "a100xl_x1_prototyping"
+    assert thunder["inputs"][0]["offer_key"] == "1x a100xl 80GB on-demand/prototyping"
     assert thunder["inputs"][0]["source_url"].startswith("https://api.thundercompute.com")
     table = _cli("claims", "--db", str(replayed["db"]), "--status", "holds", "--page", "arrakis-gpu-memory")
     assert table.returncode == 0 and "a-listing-count" in table.stdout and "g-cite" not in table.stdout

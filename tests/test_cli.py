@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.conftest import CAPTURES, ROOT, source_exchanges
+from tests.conftest import CAPTURES, ROOT, shipped, shipped_exchanges, source_exchanges
 
 PRICEWATCH = [sys.executable, "-m", "pricewatch.cli"]
 
@@ -51,12 +51,12 @@ def test_rerun_of_the_same_replay_changes_nothing(loaded_db):
 def test_query_json_is_one_array_of_row_objects(loaded_db):
     path = loaded_db[0]
     out = pricewatch("query", "SELECT provider, offer_key, price_per_hour FROM latest_offers "
-                     "WHERE offer_key IN ('B200 SXM6 x8', 'a100xl_x1_prototyping') ORDER BY provider",
+                     "WHERE offer_key IN ('8x B200 SXM6 on-demand', '1x a100xl 80GB on-demand/prototyping') ORDER BY provider",
                      "--db", str(path), "--format", "json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [
-        {"provider": "massed_compute", "offer_key": "B200 SXM6 x8", "price_per_hour": 43.46},
-        {"provider": "thunder_compute", "offer_key": "a100xl_x1_prototyping", "price_per_hour": 1.09},
+        {"provider": "massed_compute", "offer_key": "8x B200 SXM6 on-demand", "price_per_hour": 43.46},
+        {"provider": "thunder_compute", "offer_key": "1x a100xl 80GB on-demand/prototyping", "price_per_hour": 1.09},
     ]
 
 
@@ -79,7 +79,7 @@ def test_query_opens_the_database_read_only(loaded_db):
 
 
 def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc):
-    ex = source_exchanges("2026-10-29", "massed_compute")
+    ex = shipped_exchanges("massed_compute")
     down = make_warc([{**ex[0], "status": 503, "reason": "Service Unavailable", "body": b"down"}], "down.warc.gz")
     out = pricewatch("run", "--replay", str(down), "--db", str(tmp_path / "pw.duckdb"))
     assert out.returncode == 1, out.stdout

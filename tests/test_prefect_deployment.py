@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from pricewatch import service
-from tests.conftest import CAPTURES, ROOT, source_exchanges
+from tests.conftest import CAPTURES, ROOT, shipped, shipped_exchanges, source_exchanges
 from warehouse import db
 
 OCT29 = CAPTURES / "2026-10-29"
@@ -81,7 +81,7 @@ def cited_prices(db_path: Path) -> dict[str, float]:
         return dict(con.execute("""
             SELECT provider, price_per_hour::DOUBLE FROM offers
             WHERE (provider = 'massed_compute' AND gpu_model = 'B200' AND gpu_count = 8)
-               OR (provider = 'thunder_compute' AND offer_key = 'a100xl_x1_prototyping')""").fetchall())
+               OR (provider = 'thunder_compute' AND offer_key = '1x a100xl 80GB on-demand/prototyping')""").fetchall())
     finally:
         con.close()
 
@@ -128,7 +128,7 @@ def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(ser
                     {"artifacts": {"flow_run_id": {"any_": [flow_run_id]}}})
     [table] = [a for a in artifacts if a["key"] == "pricewatch-providers"]
     rows = {r["provider"]: r for r in json.loads(table["data"])}
-    thunder_keys = set(json.loads(source_exchanges("2026-10-29", "thunder_compute")[1]["body"])["specs"])
+    thunder_keys = set(json.loads(shipped_exchanges("thunder_compute")[1]["body"])["specs"])
     # massed_compute's pricing table lists 8 configurations (captures/src/2026-10-29/massed_compute).
     assert {p: (r["status"], r["offers"]) for p, r in rows.items()} == {
         "massed_compute": ("ok", 8), "thunder_compute": ("ok", len(thunder_keys))}
@@ -169,7 +169,7 @@ def on_server(server, monkeypatch):
 
 def thunder_with_renamed_pricing_field() -> list[dict]:
     # The API renames its top-level field: the spider must report a layout error, not guess.
-    ex = source_exchanges("2026-10-29", "thunder_compute")
+    ex = shipped_exchanges("thunder_compute")
     ex[0]["body"] = ex[0]["body"].replace(b'"pricing"', b'"prices"')
     return ex
 
@@ -192,7 +192,7 @@ def test_a_failed_provider_completes_the_run_and_the_state_names_it_and_why(on_s
     from flows.nightly import nightly
     from flows.outcome import summary_of
     received = notice_receiver(httpserver, monkeypatch)
-    warc = make_warc(source_exchanges("2026-10-29", "massed_compute") + thunder_with_renamed_pricing_field())
+    warc = make_warc(shipped_exchanges("massed_compute") + thunder_with_renamed_pricing_field())
     state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
 
     assert state.is_completed()
@@ -215,11 +215,11 @@ def test_a_suspect_provider_sends_a_notice(on_server, make_warc, tmp_path, https
     from flows.nightly import nightly
     received = notice_receiver(httpserver, monkeypatch)
     # The pricing API answers, in its usual shape, with every price 0 (a placeholder, not a price).
-    thunder = source_exchanges("2026-10-29", "thunder_compute")
+    thunder = shipped_exchanges("thunder_compute")
     prices = json.loads(thunder[0]["body"])
     prices["pricing"] = {k: 0 for k in prices["pricing"]}
     thunder[0]["body"] = json.dumps(prices).encode()
-    warc = make_warc(source_exchanges("2026-10-29", "massed_compute") + thunder)
+    warc = make_warc(shipped_exchanges("massed_compute") + thunder)
     state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
 
     assert state.is_completed()
@@ -254,9 +254,9 @@ def test_backfill_replays_dated_archives_oldest_first_as_nightly_subflows(on_ser
     # Two nights: the recorded 2026-10-29 capture, and a later night where Massed Compute's
     # 8x B200 went from $43.46 to $41.00.
     (archives / "2026-10-29").mkdir(parents=True)
-    (archives / "2026-10-29" / "massed_compute.warc.gz").symlink_to(OCT29 / "massed_compute.warc.gz")
+    (archives / "2026-10-29" / "massed_compute.warc.gz").symlink_to(shipped("massed_compute"))
     later = []
-    for e in source_exchanges("2026-10-29", "massed_compute"):
+    for e in shipped_exchanges("massed_compute"):
         later.append({**e, "captured_at": "2026-11-05T02:00:02Z", "body": e["body"].replace(b"$$43.46", b"$$41.00")})
     warc = make_warc(later)
     (archives / "2026-11-05").mkdir()

@@ -17,7 +17,7 @@ from tests.inprocess import run_parsed
 from warehouse import db
 
 MASSED_B200 = "8x B200 SXM6 on-demand"          # $43.46 per instance-hour on the real 2026-08-22 page
-THUNDER_A100 = "a100xl_x1_prototyping"
+THUNDER_A100 = "1x a100xl 80GB on-demand/prototyping"
 
 
 @pytest.fixture(scope="module")
