@@ -1,73 +1,199 @@
-"""Shadeform (aggregator): ``GET /v1/instances/types``, other clouds' instances re-published.
+"""Shadeform (aggregator): the instance catalog embedded in the ``www.shadeform.ai`` homepage.
 
-Every offer is tagged ``is_aggregator``, so it is stored and shown but never counted as a
-provider of its own in "cheapest" claims (the warehouse's ``cheapest_offer`` excludes it).
-``cloud`` is the underlying provider: it is the offer's tier and the start of its key
-(``<cloud>:<shade_instance_type>@<region>``), so a Massed Compute 8x B200 bought through
-Shadeform never looks like Massed Compute's own offer.
+The homepage is a Next.js page; its marketplace listing is a dehydrated react-query state in
+the React Server Components flight data, ``self.__next_f.push([1,"…"])`` strings whose joined
+text holds one JSON object per instance type (escaped as ``\\"`` in the HTML)::
 
-``hourly_price`` is in US CENTS per instance-hour (``configuration.num_gpus`` GPUs).
-``configuration.gpu_type`` is the label, ``vram_per_gpu_in_gb`` its VRAM, ``interconnect``
-its form factor. One offer per ``availability[]`` region, with ``available`` as availability.
+    {"cloud":"lambdalabs","shade_instance_type":"B200_sxm6x8","cloud_instance_type":"…",
+     "configuration":{"num_gpus":8,"gpu_type":"B200","vram_per_gpu_in_gb":192,"interconnect":…},
+     "num_gpus":8,"gpu_type":"B200",…,"hourly_price":5352,
+     "availability":[{"region":"…","display_name":"…","available":false}],…,"deployment_type":"vm"}
+
+(the same item shape as the API ``GET /v1/instances/types``, for which no real recording exists).
+
+* ``hourly_price`` is an integer in US CENTS per instance-hour (``num_gpus`` GPUs): a price that
+  is not whole cents is a layout error, not a dollar figure guessed at.
+* ``cloud`` is the cloud Shadeform re-publishes: the offer's tier, and with the instance type
+  its sku (``<cloud>:<shade_instance_type>``), so an 8x B200 of Lambda bought through Shadeform
+  never looks like Lambda's own offer. Every offer is ``is_aggregator`` (never "a provider" of
+  its own in "cheapest" claims).
+* One price per instance type for all its regions: ONE offer per instance type (no region),
+  ``availability`` summarising the listed regions.
+* CPU-only types (``num_gpus`` 0) are not offers. An object cut off where the document ends
+  (a truncated flight stream, e.g. a recorded excerpt) is not an offer and not an error.
+* The same object printed twice is one offer; the same sku with two prices (or GPU counts,
+  labels, ...) is a layout error; copies that differ only in availability are one offer whose
+  availability says so.
+* Form factor: only what the instance type's NAME states (``…_sxm4…`` -> SXM). The
+  ``interconnect`` field is not read as one: in the real listing it says "pcie" for an
+  ``A100_80G_sxm4x8`` and "sxm5" for an RTX 6000 Ada.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from decimal import Decimal
 
-import scrapy
+from spiders.base import Parsed, PriceSpider
 
-from spiders.base import PriceSpider
-from spiders.items import OfferItem
+HOMEPAGE = "https://www.shadeform.ai/"
 
-TYPES = "https://api.shadeform.ai/v1/instances/types"
+PUSH = re.compile(r'self\.__next_f\.push\(\[1,(?=")')
+STRING = re.compile(r'"((?:[^"\\]|\\.)*)(")?', re.S)
+BLOB = re.compile(r'\{"cloud":')
+REQUIRED = ("cloud", "shade_instance_type", "hourly_price", "configuration")
+REQUIRED_CONFIG = ("gpu_type", "num_gpus")
+# Fields the listing prints twice, inside ``configuration`` and beside it: the copies must agree.
+MIRRORED = ("num_gpus", "gpu_type", "vram_per_gpu_in_gb")
 
 
-def form_factor(interconnect: str | None) -> str | None:
-    value = (interconnect or "").lower()
-    if "sxm" in value:
-        return "SXM"
-    if "pcie" in value:
-        return "PCIe"
-    return None
+def _no_duplicate_keys(pairs):
+    keys = [k for k, _ in pairs]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise ValueError(f"duplicate key(s) {', '.join(map(repr, dup[:3]))}")
+    return dict(pairs)
+
+
+def flight_stream(text: str) -> tuple[list[str], bool, list[str]]:
+    """The strings of every ``self.__next_f.push([1,"…"])`` in page order, whether the last one
+    runs off the end of the document (truncated: read up to there), and problems reading them."""
+    chunks, problems, truncated = [], [], False
+    for push in PUSH.finditer(text):
+        literal = STRING.match(text, push.end())
+        if literal.group(2):
+            source = literal.group(0)
+        elif text[literal.end():] in ("", "\\"):
+            # The document ends inside this string: read what is there (without a cut escape).
+            source = '"' + re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", literal.group(1)) + '"'
+            truncated = True
+        else:
+            problems.append(f"a flight string at offset {push.start()} is not closed")
+            continue
+        try:
+            chunks.append(json.loads(source))
+        except ValueError as exc:
+            problems.append(f"a flight string at offset {push.start()} is not a string we can read ({exc})")
+    return chunks, truncated, problems
+
+
+def _availability(regions) -> str:
+    """"available in 2 of 3 listed regions: a, b", "unavailable in the 1 listed region"."""
+    if not regions:
+        return "no region listed"
+    listed = f"{len(regions)} listed region{'s' if len(regions) > 1 else ''}"
+    up = [str(r.get("region")) for r in regions if r.get("available") is True]
+    if not up:
+        return f"unavailable in the {listed}" if len(regions) == 1 else f"unavailable in all {listed}"
+    return f"available in {len(up)} of {listed}: {', '.join(up)}"
+
+
+def _form_factor(instance_type: str) -> str | None:
+    return "SXM" if re.search(r"(?:^|_)sxm\d?(?:$|_|x\d)", instance_type, re.I) else None
+
+
+def parse_homepage(text: str, url: str) -> Parsed:
+    """Offers of the instance objects embedded in the homepage's flight data."""
+    parsed = Parsed()
+    chunks, truncated, problems = flight_stream(text)
+    for problem in problems:
+        parsed.error(f"{url}: {problem}")
+    if not chunks:
+        if not problems:
+            parsed.error(f"{url}: no Next.js flight data (self.__next_f.push) in the page")
+        return parsed
+    stream = "".join(chunks)
+    starts = [m.start() for m in BLOB.finditer(stream)]
+    if not starts:
+        parsed.error(f'{url}: no instance objects ({{"cloud": …}}) in the flight data')
+        return parsed
+
+    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+    # problem -> example skus: one message per distinct problem, however many objects share it.
+    bad: dict[str, list[str]] = {}
+    offers: dict[str, dict] = {}
+    conflicts: dict[str, list[str]] = {}
+    for n, start in enumerate(starts):
+        try:
+            blob, _ = decoder.raw_decode(stream, start)
+        except ValueError as exc:
+            if truncated and n == len(starts) - 1:
+                continue  # cut off where the document ends: not an offer, not an error
+            bad.setdefault(f"instance object(s) are not JSON we can read ({str(exc)[:80]})", []).append(
+                f"at offset {start}")
+            continue
+        sku = f"{blob.get('cloud')}:{blob.get('shade_instance_type')}"
+        config = blob.get("configuration")
+        missing = [f for f in REQUIRED if blob.get(f) is None]
+        if isinstance(config, dict):
+            missing += [f"configuration.{f}" for f in REQUIRED_CONFIG if config.get(f) is None]
+        elif config is not None:
+            missing.append("configuration (not an object)")
+        if missing:
+            bad.setdefault(f"instance object(s) lack {', '.join(missing)}", []).append(sku)
+            continue
+        twice = [f for f in MIRRORED if f in blob and blob[f] != config.get(f)]
+        if twice:
+            bad.setdefault(f"{', '.join(twice)} differs inside and beside configuration", []).append(sku)
+            continue
+        count = config["num_gpus"]
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            bad.setdefault("configuration.num_gpus is not a GPU count", []).append(sku)
+            continue
+        if count == 0:
+            continue  # CPU-only instance
+        cents = blob["hourly_price"]
+        if isinstance(cents, bool) or not isinstance(cents, (int, float)) or cents < 0:
+            bad.setdefault("hourly_price is not a number of cents", []).append(sku)
+            continue
+        if cents != int(cents):
+            bad.setdefault("hourly_price is not whole cents (unit changed?)", []).append(f"{sku}={cents}")
+            continue
+        regions = blob.get("availability")
+        if regions is None:
+            regions = []
+        if not isinstance(regions, list) or not all(isinstance(r, dict) for r in regions):
+            bad.setdefault("availability is not a list of regions", []).append(sku)
+            continue
+        vram = config.get("vram_per_gpu_in_gb")
+        offer = dict(
+            sku=sku, gpu_label=str(config["gpu_type"]), gpu_count=count,
+            vram_gb=vram if isinstance(vram, (int, float)) and not isinstance(vram, bool) and vram > 0 else None,
+            form_factor=_form_factor(str(blob["shade_instance_type"])),
+            billing="on-demand", tier=str(blob["cloud"]), currency="USD",
+            price_raw=Decimal(int(cents)) / 100 if cents else "hourly_price 0",
+            price_unit="instance_hour", availability=_availability(regions), is_aggregator=True,
+        )
+        first = offers.setdefault(sku, offer)
+        if first is not offer:  # printed again: one offer, if the copies agree
+            differ = [k for k in offer if k != "availability" and offer[k] != first[k]]
+            if differ:
+                conflicts.setdefault(sku, []).append(
+                    f"{', '.join(differ)}" + (f" (USD/h {first['price_raw']} vs {offer['price_raw']})"
+                                              if "price_raw" in differ else ""))
+            elif offer["availability"] != first["availability"]:
+                first["availability"] = "copies list different availability"
+
+    for problem, skus in bad.items():
+        if skus:
+            more = ", …" if len(skus) > 3 else ""
+            parsed.error(f"{url}: {len(skus)} {problem} ({', '.join(skus[:3])}{more})")
+        else:
+            parsed.error(f"{url}: {problem}")
+    for sku, differences in conflicts.items():
+        parsed.error(f"{url}: {sku} is listed twice with different {'; '.join(dict.fromkeys(differences))}")
+    for sku, offer in offers.items():
+        if sku not in conflicts:
+            parsed.offer(**offer)
+    return parsed
 
 
 class ShadeformSpider(PriceSpider):
     name = "shadeform"
-    allowed_domains = ["api.shadeform.ai"]
+    allowed_domains = ["shadeform.ai"]
     is_aggregator = True
-
-    async def start(self):
-        yield scrapy.Request(TYPES, callback=self.parse, errback=self.request_failed)
+    pricing_url = HOMEPAGE
 
     def parse(self, response):
-        _, types = self.json_member(response, "instance_types", list)
-        if types is None:
-            return
-        if not types:
-            self.layout_error(f"{response.url}: 'instance_types' is empty")
-        for entry in types:
-            config = entry.get("configuration") or {}
-            missing = [f for f in ("cloud", "shade_instance_type", "hourly_price") if entry.get(f) is None]
-            missing += [f"configuration.{f}" for f in ("gpu_type", "num_gpus") if config.get(f) is None]
-            if missing:
-                self.layout_error(f"{response.url}: instance type {entry.get('shade_instance_type')!r} "
-                                  f"of {entry.get('cloud')!r} lacks {', '.join(missing)}")
-                continue
-            if not config["num_gpus"]:
-                continue  # CPU-only instance
-            price = Decimal(str(entry["hourly_price"])) / 100  # cents -> dollars
-            for where in entry.get("availability") or [{}]:
-                region = where.get("region")
-                yield OfferItem(
-                    provider=self.name,
-                    offer_key=f"{entry['cloud']}:{entry['shade_instance_type']}@{region or '-'}",
-                    gpu_label=config["gpu_type"], gpu_count=int(config["num_gpus"]),
-                    vram_gb=config.get("vram_per_gpu_in_gb") or None,
-                    form_factor=form_factor(config.get("interconnect")),
-                    billing="on-demand", tier=entry["cloud"], region=region, currency="USD",
-                    price_raw=price, price_unit="instance_hour",
-                    availability={True: "available", False: "unavailable"}.get(where.get("available"),
-                                                                               "no region listed"),
-                    is_aggregator=True,
-                )
+        yield from self.emit(parse_homepage(response.text, response.url))
