@@ -7,30 +7,133 @@ Page format (the parser accepts exactly this; anything else is a layout error):
   optionally with a paragraph ``VRAM：<n> GB``;
 * in each section exactly one table with the header
   ``| ブロック | GPU 時間 | 価格 | GPU 1 時間あたり |`` (block, GPU-hours, block price, price per
-  GPU-hour), one row per block: ``| 10 時間 | 10 | $9.20 | $0.92 |``;
+  GPU-hour: the last column is the page's unit statement), one row per block:
+  ``| 10 時間 | 10 | $9.20 | $0.92 |``;
 * every row of a GPU's table carries the same price per GPU-hour: that is the offer
   (billing on-demand, unit gpu_hour, one GPU; an instance of n GPUs costs n times it).
+  ``sku`` is the GPU name's slug (``a100-80gb``), so the offer key reads ``1x a100-80gb on-demand``.
 
-Facts outside the tables (each optional; missing ones are logged and the claims that need
-them become unverifiable): ``チャージは $25 から：BTC, USDT, ...`` -> ``topup_min_usd`` and
+Facts outside the tables (each optional; a missing one is logged and the claims that need it
+become unverifiable): ``チャージは $25 から：BTC, USDT, ...`` -> ``topup_min_usd`` and
 ``payment_currencies``; ``価格更新日：YYYY-MM-DD`` -> ``prices_dated``; the block sizes of the
-tables -> ``block_hours`` and whether every block costs hours × rate -> ``blocks_same_rate``.
+tables -> ``block_hours`` and whether every GPU has the same blocks, each costing hours × rate
+-> ``blocks_same_rate`` (1.0 / 0.0).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from decimal import Decimal
 
 from spiders import mdpage
-from spiders.base import PriceSpider
-from spiders.items import OfferItem, SourceFactItem
+from spiders.base import Parsed, PriceSpider
+
+log = logging.getLogger(__name__)
 
 HEADER = ["ブロック", "GPU 時間", "価格", "GPU 1 時間あたり"]
+UNIT_COLUMN = HEADER[-1]  # "per GPU-hour": the unit of the offer's price
 BLOCK = re.compile(r"^(\d+) 時間$")
 VRAM = re.compile(r"^VRAM：(\d+(?:\.\d+)?) GB$")
 TOPUP = re.compile(r"^チャージは \$(\d+(?:\.\d+)?) から：(.+)$")
 DATED = re.compile(r"^価格更新日：(\d{4}-\d{2}-\d{2})$")
+
+
+def _price_table(table, gpu: str, problems: dict[str, list[str]]):
+    """(rate, block hours, every block = hours × rate) of one GPU's table, or None after
+    recording the problem under the GPU's name."""
+    if table.header != HEADER:
+        if len(table.header) == len(HEADER) and table.header[:-1] == HEADER[:-1]:
+            problem = (f"table header: price column {table.header[-1]!r} is not {UNIT_COLUMN!r} "
+                       "(per GPU-hour): unit unknown")
+        else:
+            problem = f"table header {table.header} is not {HEADER}"
+        problems.setdefault(problem, []).append(repr(gpu))
+        return None
+    if table.ragged:
+        problems.setdefault("price table rows with a missing or extra column", []).append(
+            f"{gpu!r} ({table.ragged[0]})")
+        return None
+    if not table.rows:
+        problems.setdefault("price table has no rows", []).append(repr(gpu))
+        return None
+    rates, hours, consistent = set(), [], True
+    for row in table.rows:
+        label, gpu_hours, price, per_hour = (c.text for c in row)
+        rate, total = mdpage.usd(per_hour), mdpage.usd(price)
+        if not BLOCK.match(label) or not gpu_hours.isdigit() or rate is None or total is None:
+            problems.setdefault("unreadable row (expected '<n> 時間 | <n> | $<price> | $<per GPU-hour>')",
+                                []).append(f"{gpu!r} {[c.text for c in row]}")
+            return None
+        rates.add(Decimal(rate))
+        hours.append(int(gpu_hours))
+        consistent = consistent and Decimal(total) == Decimal(rate) * int(gpu_hours)
+    if len(rates) != 1:
+        problems.setdefault("blocks carry different prices per GPU-hour (which one is the offer?)", []).append(
+            f"{gpu!r} {sorted(map(str, rates))}")
+        return None
+    return rates.pop(), hours, consistent
+
+
+def parse_page(text: str, url: str) -> Parsed:
+    """Offers and facts of the GPU price page (``/ja/gpus.html.md``)."""
+    parsed = Parsed()
+    blocks = mdpage.parse(text)
+    gpus = mdpage.sections(blocks, 2)
+    if not gpus:
+        parsed.error(f"{url}: no '## <GPU>' sections")
+        return parsed
+    problems: dict[str, list[str]] = {}  # problem -> sections (one message per distinct problem)
+    block_sets, same_rate = [], True
+    for gpu, body in gpus:
+        tables = [b.table for b in body if b.kind == "table"]
+        if len(tables) != 1:
+            problems.setdefault(f"{len(tables)} tables in a GPU section, expected one price table", []).append(repr(gpu))
+            continue
+        read = _price_table(tables[0], gpu, problems)
+        if read is None:
+            continue
+        rate, hours, consistent = read
+        vram = [float(m.group(1)) for b in body if b.kind == "paragraph" and (m := VRAM.match(b.text))]
+        if len(set(vram)) > 1:
+            problems.setdefault("several different 'VRAM：<n> GB' lines", []).append(repr(gpu))
+            continue
+        block_sets.append(hours)
+        same_rate = same_rate and consistent
+        offer = dict(sku=mdpage.slug(gpu), gpu_label=gpu, gpu_count=1, billing="on-demand", tier="on-demand",
+                     self_service=True, currency="USD", price_raw=f"${rate}", price_unit="gpu_hour",
+                     availability=None)
+        if vram:
+            offer["vram_gb"] = vram[0]
+        parsed.offer(**offer)
+    for problem, where in problems.items():  # the problem first: a long message is cut at its end
+        more = f" (+{len(where) - 1} more)" if len(where) > 1 else ""
+        parsed.error(f"{problem}: section {where[0]}{more}")
+    _facts(parsed, url, blocks, block_sets, same_rate)
+    return parsed
+
+
+def _facts(parsed: Parsed, url: str, blocks, block_sets, same_rate: bool) -> None:
+    if block_sets:
+        hours = sorted({h for s in block_sets for h in s})
+        parsed.facts.append(dict(fact="block_hours", value_text=", ".join(map(str, hours))))
+        uniform = all(sorted(s) == hours for s in block_sets)
+        parsed.facts.append(dict(fact="blocks_same_rate", value_num=float(same_rate and uniform)))
+    found = set()
+    for b in blocks:
+        if b.kind != "paragraph":
+            continue
+        if (m := TOPUP.match(b.text)) and "topup" not in found:
+            found.add("topup")
+            parsed.facts.append(dict(fact="topup_min_usd", value_num=float(m.group(1))))
+            coins = ", ".join(c.strip() for c in m.group(2).split(","))
+            parsed.facts.append(dict(fact="payment_currencies", value_text=coins))
+        elif (m := DATED.match(b.text)) and "dated" not in found:
+            found.add("dated")
+            parsed.facts.append(dict(fact="prices_dated", value_text=m.group(1)))
+    for what, line in (("topup", "チャージは $<n> から：<coins>"), ("dated", "価格更新日：<date>")):
+        if what not in found:
+            log.warning("%s: no '%s' line: its facts are not recorded", url, line)
 
 
 class GpuWithCryptoSpider(PriceSpider):
@@ -39,82 +142,4 @@ class GpuWithCryptoSpider(PriceSpider):
     pricing_url = "https://gpuwithcrypto.com/ja/gpus.html.md"
 
     def parse(self, response):
-        url = response.url
-        blocks = mdpage.parse(response.text)
-        gpus = mdpage.sections(blocks, 2)
-        if not gpus:
-            self.layout_error(f"{url}: no '## <GPU>' sections")
-            return
-        block_sets, same_rate = [], True
-        for gpu, body in gpus:
-            tables = [b.table for b in body if b.kind == "table"]
-            if len(tables) != 1:
-                self.layout_error(f"{url}: section '{gpu}' has {len(tables)} tables, expected one price table")
-                continue
-            parsed = self._price_table(url, gpu, tables[0])
-            if parsed is None:
-                continue
-            rate, hours, consistent = parsed
-            block_sets.append(hours)
-            same_rate = same_rate and consistent
-            vram = None
-            for b in body:
-                m = VRAM.match(b.text) if b.kind == "paragraph" else None
-                if m:
-                    vram = float(m.group(1))
-            yield OfferItem(
-                provider=self.name, offer_key=mdpage.slug(gpu), gpu_label=gpu, gpu_count=1, vram_gb=vram,
-                billing="on-demand", tier="on-demand", self_service=True, currency="USD",
-                price_raw=f"${rate}", price_unit="gpu_hour", availability=None,
-            )
-        yield from self._facts(url, blocks, block_sets, same_rate)
-
-    def _price_table(self, url, gpu, table):
-        if table.header != HEADER:
-            self.layout_error(f"{url}: section '{gpu}': table header {table.header} is not {HEADER}")
-            return None
-        if table.ragged:
-            self.layout_error(f"{url}: section '{gpu}': rows with a missing or extra column ({'; '.join(table.ragged)})")
-            return None
-        if not table.rows:
-            self.layout_error(f"{url}: section '{gpu}': price table has no rows")
-            return None
-        rates, hours, consistent = set(), [], True
-        for row in table.rows:
-            label, gpu_hours, price, per_hour = (c.text for c in row)
-            m = BLOCK.match(label)
-            rate, total = mdpage.usd(per_hour), mdpage.usd(price)
-            if not m or not gpu_hours.isdigit() or rate is None or total is None:
-                self.layout_error(f"{url}: section '{gpu}': unreadable row {[c.text for c in row]} "
-                                  "(expected '<n> 時間 | <n> | $<price> | $<price per GPU-hour>')")
-                return None
-            rates.add(Decimal(rate))
-            hours.append(int(gpu_hours))
-            consistent = consistent and Decimal(total) == Decimal(rate) * int(gpu_hours)
-        if len(rates) != 1:
-            self.layout_error(f"{url}: section '{gpu}': blocks carry different prices per GPU-hour "
-                              f"{sorted(map(str, rates))}: which one is the offer?")
-            return None
-        return rates.pop(), hours, consistent
-
-    def _facts(self, url, blocks, block_sets, same_rate):
-        if block_sets:
-            hours = sorted({h for s in block_sets for h in s})
-            yield SourceFactItem(provider=self.name, fact="block_hours", value_text=", ".join(map(str, hours)))
-            uniform = all(sorted(s) == hours for s in block_sets)
-            yield SourceFactItem(provider=self.name, fact="blocks_same_rate", value_num=float(same_rate and uniform))
-        found = set()
-        for b in blocks:
-            if b.kind != "paragraph":
-                continue
-            if m := TOPUP.match(b.text):
-                found.add("topup")
-                yield SourceFactItem(provider=self.name, fact="topup_min_usd", value_num=float(m.group(1)))
-                coins = ", ".join(c.strip() for c in m.group(2).split(","))
-                yield SourceFactItem(provider=self.name, fact="payment_currencies", value_text=coins)
-            elif m := DATED.match(b.text):
-                found.add("dated")
-                yield SourceFactItem(provider=self.name, fact="prices_dated", value_text=m.group(1))
-        for what, line in (("topup", "チャージは $<n> から：<coins>"), ("dated", "価格更新日：<date>")):
-            if what not in found:
-                self.logger.warning("%s: no '%s' line: its facts are not recorded", url, line)
+        yield from self.emit(parse_page(response.text, response.url))

@@ -1,83 +1,164 @@
-"""GPUwithCrypto spider on the recorded 2026-10-29 Markdown twin of its own price page."""
+"""GPUwithCrypto (our own site) on the Markdown twin of its GPU price page, 2026-10-29.
+
+There is no third-party recording: the capture is COMPOSED by us from page 1
+(rules/published/gpuwithcrypto-llama-70b-finetuning.ja.txt); see the header of
+captures/src/2026-10-29/gpuwithcrypto/exchanges.yaml. Expected values are read by hand off the
+Markdown capture and page 1 (snippets quoted), never off the parser's output. Layout variants
+run in-process (parse_page on modified Markdown through the real pipelines); one subprocess
+replay crawls the shipped WARC.
+"""
 
 import re
 
 import pytest
 
 from pricewatch import collect
-from tests.conftest import CAPTURES, ROOT, source_exchanges
+from spiders.gpuwithcrypto import parse_page
+from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
+from tests.inprocess import by_key, run_parsed
 
+URL = "https://gpuwithcrypto.com/ja/gpus.html.md"
+BODY = (CAPTURES_SRC / "2026-10-29" / "gpuwithcrypto" / "gpus.html.md").read_text(encoding="utf-8")
+PAGE1 = (ROOT / "rules" / "published" / "gpuwithcrypto-llama-70b-finetuning.ja.txt").read_text(encoding="utf-8")
 CAPTURE = CAPTURES / "2026-10-29" / "gpuwithcrypto.warc.gz"
-CLAIMS_MD = (ROOT / "rules" / "published" / "CLAIMS.md").read_text(encoding="utf-8")
+
+# Read off the capture: "## A100 80GB" / "VRAM：80 GB" / "| 10 時間 | 10 | $9.20 | $0.92 |", ...
+# key = "<count>x <sku = slug of the ## name> [<VRAM>GB unless the name states it] on-demand".
+EXPECTED = {
+    "1x l40s 48GB on-demand": ("L40S", 48, 0.82),      # "## L40S" "VRAM：48 GB" "| 10 時間 | 10 | $8.20 | $0.82 |"
+    "1x a100-80gb on-demand": ("A100 80GB", 80, 0.92),  # "## A100 80GB" "VRAM：80 GB" "| $9.20 | $0.92 |"
+    "1x h100 80GB on-demand": ("H100", 80, 2.32),      # "## H100" "VRAM：80 GB" "| $23.20 | $2.32 |"
+    "1x h200 141GB on-demand": ("H200", 141, 3.07),    # "## H200" "VRAM：141 GB" "| $30.70 | $3.07 |"
+    "1x b200 180GB on-demand": ("B200", 180, 4.61),    # "## B200" "VRAM：180 GB" "| $46.10 | $4.61 |"
+}
 
 
-def own_price_list() -> dict[str, float]:
-    """CLAIMS.md: 'Own price list (per GPU-hour, on demand): L40S $0.82 · A100 80GB $0.92 · ...'"""
-    block = CLAIMS_MD[CLAIMS_MD.index("Own price list"):CLAIMS_MD.index("GPU VRAM used by the page")]
-    return {name.strip(): float(p) for name, p in re.findall(r"([A-Z][\w ]*?) \$(\d+\.\d+)", block.split(":", 1)[1])}
+def run(body: str = BODY) -> collect.CrawlResult:
+    return run_parsed("gpuwithcrypto", parse_page(body, URL), url=URL)
 
 
-def test_reads_the_own_price_list_per_gpu_hour_on_demand(crawl):
-    result = crawl("gpuwithcrypto", CAPTURE)
-    expected = own_price_list()
-    assert expected == {"L40S": 0.82, "A100 80GB": 0.92, "H100": 2.32, "H200": 3.07, "B200": 4.61}
-    offers = {i["gpu_model"]: i for i in result.items}
-    assert {m: o["price_per_gpu_hour"] for m, o in offers.items()} == expected
-    for o in offers.values():
-        assert (o["billing"], o["gpu_count"], o["price_unit"], o["self_service"]) == ("on-demand", 1, "gpu_hour", True)
-    # VRAM as page 1 uses it: "L40S 48 GB, A100 80GB 80, H100 80, H200 141, B200 180".
-    assert {m: o["vram_gb"] for m, o in offers.items()} == {"L40S": 48, "A100 80GB": 80, "H100": 80, "H200": 141, "B200": 180}
-    assert collect.judge_crawl(result).status == "ok"
+def judged(body: str) -> collect.ProviderOutcome:
+    return collect.judge_crawl(run(body))
 
 
-def test_blocks_and_top_up_are_recorded_as_facts(crawl):
-    facts = {f["fact"]: f for f in crawl("gpuwithcrypto", CAPTURE).facts}
-    # Page 1: "10、24、168、720時間のブロック単位で、同じ時間単価" and "$25のチャージからBTC, USDT, USDC, ETH, SOL, LTC".
+def variant(old: str, new: str, body: str = BODY, count: int = 1) -> str:
+    assert body.count(old) >= count, old
+    return body.replace(old, new, count)
+
+
+def test_own_price_list_per_gpu_hour_on_demand():
+    result = run()
+    outcome = collect.judge_crawl(result)
+    assert (outcome.status, outcome.error, outcome.warnings) == ("ok", None, [])
+    offers = by_key(result)
+    assert set(offers) == set(EXPECTED)
+    for key, (label, vram, price) in EXPECTED.items():
+        o = offers[key]
+        assert (o["gpu_label"], o["gpu_model"], o["vram_gb"], o["price_per_gpu_hour"]) == (label, label, vram, price)
+        # "GPUwithCrypto の GPU はすべてオンデマンドで、GPU 1 時間あたりの料金です。"
+        assert (o["gpu_count"], o["billing"], o["tier"], o["price_unit"]) == (1, "on-demand", "on-demand", "gpu_hour")
+        assert (o["price_per_hour"], o["self_service"], o["currency"], o["sku"]) == (price, True, "USD", key.split()[1])
+
+
+def test_capture_agrees_with_page_1():
+    # Page 1's one-GPU rows: "| A100 80GBを1台 | 80 GB | ✓ | ✗ | ✗ | ✗ | $0.92/時間 |", ...
+    rows = dict((gpu, (int(vram), float(p))) for gpu, vram, p in
+                re.findall(r"^\| ([^|]+?)を1台 \| (\d+) GB \|.*\| \$(\d+\.\d+)/時間 \|$", PAGE1, re.M))
+    assert rows == {"L40S": (48, 0.82), "A100 80GB": (80, 0.92), "H100": (80, 2.32), "H200": (141, 3.07),
+                    "B200": (180, 4.61)}
+    offers = {o["gpu_label"]: (o["vram_gb"], o["price_per_gpu_hour"]) for o in run().items}
+    assert offers == rows
+
+
+def test_blocks_top_up_and_date_are_facts():
+    facts = {f["fact"]: f for f in run().facts}
+    # Page 1: "10、24、168、720時間のブロック単位で、同じ時間単価で販売されます";
+    # capture: "チャージは $25 から：BTC, USDT, USDC, ETH, SOL, LTC", "価格更新日：2026-10-29".
     assert facts["block_hours"]["value_text"] == "10, 24, 168, 720"
     assert facts["blocks_same_rate"]["value_num"] == 1.0
     assert facts["topup_min_usd"]["value_num"] == 25
     assert facts["payment_currencies"]["value_text"] == "BTC, USDT, USDC, ETH, SOL, LTC"
     assert facts["prices_dated"]["value_text"] == "2026-10-29"
-    assert facts["block_hours"]["capture"]["source_url"] == "https://gpuwithcrypto.com/ja/gpus.html.md"
+    assert len(run().facts) == 5
 
 
-def _variant(crawl, make_warc, old: bytes, new: bytes):
-    ex = source_exchanges("2026-10-29", "gpuwithcrypto")
-    assert old in ex[0]["body"]
-    ex[0]["body"] = ex[0]["body"].replace(old, new)
-    return collect.judge_crawl(crawl("gpuwithcrypto", make_warc(ex)))
-
-
-@pytest.mark.parametrize("old,new,expected", [
+@pytest.mark.parametrize("old,new,count,expected", [
     # A renamed column: the parser must not guess which one is the price.
-    ("| ブロック | GPU 時間 | 価格 | GPU 1 時間あたり |", "| ブロック | GPU 時間 | 価格 | 単価 |", "table header"),
+    ("| ブロック | GPU 時間 | 価格 | GPU 1 時間あたり |", "| 期間 | GPU 時間 | 価格 | GPU 1 時間あたり |", 1,
+     "table header ['期間', 'GPU 時間', '価格', 'GPU 1 時間あたり'] is not"),
+    # The unit statement changes (per GPU-hour -> per hour of the instance?): no guessing.
+    ("| GPU 1 時間あたり |", "| 1 時間あたり |", 1, "table header: price column '1 時間あたり' is not 'GPU 1 時間あたり'"),
     # A row with a column missing.
-    ("| 24 時間 | 24 | $22.08 | $0.92 |", "| 24 時間 | 24 | $0.92 |", "missing or extra column"),
+    ("| 24 時間 | 24 | $22.08 | $0.92 |", "| 24 時間 | 24 | $0.92 |", 1,
+     "price table rows with a missing or extra column: section 'A100 80GB' (line 29: 3 cells, header has 4)"),
     # A price that is not a number.
-    ("| 10 時間 | 10 | $46.10 | $4.61 |", "| 10 時間 | 10 | $46.10 | お問い合わせ |", "unreadable row"),
+    ("| 10 時間 | 10 | $46.10 | $4.61 |", "| 10 時間 | 10 | $46.10 | お問い合わせ |", 1, "unreadable row"),
     # Two rates in one GPU's table: which one is the offer?
-    ("| 720 時間 | 720 | $590.40 | $0.82 |", "| 720 時間 | 720 | $568.80 | $0.79 |", "different prices per GPU-hour"),
+    ("| 720 時間 | 720 | $590.40 | $0.82 |", "| 720 時間 | 720 | $568.80 | $0.79 |", 1,
+     "blocks carry different prices per GPU-hour (which one is the offer?): section 'L40S' ['0.79', '0.82']"),
+    # A section without its table.
+    ("| ブロック | GPU 時間 | 価格 | GPU 1 時間あたり |\n|---|---:|---:|---:|\n| 10 時間 | 10 | $23.20 | $2.32 |\n"
+     "| 24 時間 | 24 | $55.68 | $2.32 |\n| 168 時間 | 168 | $389.76 | $2.32 |\n| 720 時間 | 720 | $1,670.40 | $2.32 |\n",
+     "", 1, "0 tables in a GPU section, expected one price table: section 'H100'"),
+    # Two VRAM figures for one GPU.
+    ("VRAM：141 GB\n", "VRAM：141 GB\n\nVRAM：143 GB\n", 1, "several different 'VRAM：<n> GB' lines: section 'H200'"),
 ])
-def test_layout_changes_fail_the_provider_naming_what_is_wrong(crawl, make_warc, old, new, expected):
-    outcome = _variant(crawl, make_warc, old.encode(), new.encode())
-    assert outcome.status == "failed"
-    assert "gpuwithcrypto" in outcome.error and expected in outcome.error
-    assert outcome.offers == []
+def test_layout_changes_fail_naming_what_is_wrong(old, new, count, expected):
+    outcome = judged(variant(old, new, count=count))
+    assert outcome.status == "failed" and outcome.offers == []
+    assert outcome.error.startswith("gpuwithcrypto: layout changed: ") and expected in outcome.error
 
 
-def test_a_page_without_gpu_sections_fails(crawl, make_warc):
-    ex = source_exchanges("2026-10-29", "gpuwithcrypto")
-    ex[0]["body"] = "# GPU 料金\n\nただいまメンテナンス中です。\n".encode()
-    outcome = collect.judge_crawl(crawl("gpuwithcrypto", make_warc(ex)))
-    assert outcome.status == "failed" and "no '## <GPU>' sections" in outcome.error
+def test_one_problem_in_every_section_is_one_message():
+    parsed = parse_page(BODY.replace("| GPU 1 時間あたり |", "| 単価 |"), URL)
+    assert parsed.errors == ["table header: price column '単価' is not 'GPU 1 時間あたり' (per GPU-hour): "
+                             "unit unknown: section 'L40S' (+4 more)"]
+    assert parsed.offers == []
 
 
-def test_block_priced_off_rate_is_a_fact_not_an_error(crawl, make_warc):
+def test_a_page_without_gpu_sections_fails():
+    outcome = judged("# GPU 料金\n\nただいまメンテナンス中です。\n")
+    assert outcome.status == "failed" and f"{URL}: no '## <GPU>' sections" in outcome.error
+
+
+def test_block_priced_off_rate_is_a_fact_not_an_error():
     # The per-hour column still says $0.82; only the block total disagrees: prices stay, the
     # "same hourly rate" fact turns false (the g-blocks.same-rate claim then drifts).
-    ex = source_exchanges("2026-10-29", "gpuwithcrypto")
-    ex[0]["body"] = ex[0]["body"].replace(b"| 720 \xe6\x99\x82\xe9\x96\x93 | 720 | $590.40 |", b"| 720 \xe6\x99\x82\xe9\x96\x93 | 720 | $560.00 |")
-    result = crawl("gpuwithcrypto", make_warc(ex))
+    result = run(variant("| 720 時間 | 720 | $590.40 |", "| 720 時間 | 720 | $560.00 |"))
     assert collect.judge_crawl(result).status == "ok"
+    assert by_key(result)["1x l40s 48GB on-demand"]["price_per_gpu_hour"] == 0.82
     facts = {f["fact"]: f for f in result.facts}
     assert facts["blocks_same_rate"]["value_num"] == 0.0
+
+
+def test_a_gpu_without_some_block_makes_blocks_not_uniform():
+    result = run(variant("| 720 時間 | 720 | $3,319.20 | $4.61 |\n", ""))  # B200 loses its 720 h block
+    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 5
+    facts = {f["fact"]: f for f in result.facts}
+    assert (facts["block_hours"]["value_text"], facts["blocks_same_rate"]["value_num"]) == ("10, 24, 168, 720", 0.0)
+
+
+def test_missing_fact_lines_keep_prices_and_record_no_such_facts():
+    body = variant("チャージは $25 から：BTC, USDT, USDC, ETH, SOL, LTC\n\n", "")
+    body = variant("価格更新日：2026-10-29\n\n", "", body)
+    result = run(body)
+    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 5
+    assert {f["fact"] for f in result.facts} == {"block_hours", "blocks_same_rate"}
+
+
+def test_a_section_without_vram_line_takes_the_catalog_size():
+    result = run(variant("VRAM：48 GB\n\n", ""))
+    assert collect.judge_crawl(result).status == "ok"
+    # No VRAM stated: the key has no size, the catalog gives L40S its 48 GB.
+    assert by_key(result)["1x l40s on-demand"]["vram_gb"] == 48
+
+
+def test_replay_of_the_shipped_capture(crawl):
+    result = crawl("gpuwithcrypto", CAPTURE)
+    assert collect.judge_crawl(result).status == "ok"
+    offers = by_key(result)
+    assert {k: (o["gpu_label"], o["vram_gb"], o["price_per_gpu_hour"]) for k, o in offers.items()} == EXPECTED
+    facts = {f["fact"]: f for f in result.facts}
+    assert facts["block_hours"]["value_text"] == "10, 24, 168, 720"
+    assert facts["topup_min_usd"]["capture"]["source_url"] == URL
+    assert offers["1x a100-80gb on-demand"]["capture"]["captured_at"].startswith("2026-10-29T02:00:06")
