@@ -61,7 +61,7 @@ class Captures:
             return shipped("lambda_cloud")
         ex = shipped_exchanges("lambda_cloud")
         body = ex[0]["body"]
-        row = body.index(b'<tr data-plan="NVIDIA B200 SXM6"')   # the first row is the 8x tab's
+        row = body.index(b'data-plan="NVIDIA B200 SXM6"')   # the first row is the 8x tab's
         end = body.index(b"</tr>", row)
         assert body[row:end].count(b"$6.69") == 1
         ex[0]["body"] = body[:row] + body[row:end].replace(b"$6.69", f"${per_gpu}".encode()) + body[end:]

@@ -194,9 +194,9 @@ def test_a_new_claim_of_an_existing_kind_needs_only_yaml(scenario, tmp_path):
         {"id": "g-extra.h100-x2", "says": {"ja": "H100を2台 $4.64/時間", "en": "2× H100 $4.64/h"},
          "published": 4.64, "unit": "usd", "compute": {"kind": "config_price", "gpu": "H100", "count": 2}},
         {"id": "g-extra.cheapest-h100x8", "says": {"ja": "8× H100 の最安値", "en": "cheapest 8× H100 on demand"},
-         "published": 25.12, "unit": "usd",
+         "published": 23.36, "unit": "usd",
          "compute": {"kind": "cheapest_offer", "gpu": "H100", "count": 8, "exclude_providers": ["gpuwithcrypto"],
-                     "cites": {"provider": "massed_compute", "offer": "H100 SXM5 x8"}}},
+                     "cites": {"provider": "massed_compute", "offer": "8x H100 NVL (94GB) on-demand #NVLink"}}},
     ]}, allow_unicode=True), encoding="utf-8")
     rules = load_rules(root)
     copy = tmp_path / "copy.duckdb"
@@ -208,7 +208,8 @@ def test_a_new_claim_of_an_existing_kind_needs_only_yaml(scenario, tmp_path):
         assert result["evaluated"] == 2  # only the new claims; the others were evaluated already
         got = dict(con.execute("SELECT claim_id, status FROM claim_evaluations WHERE run_id = ? AND claim_id LIKE 'g-extra%'",
                                [scenario["runs"]["R1"]]).fetchall())
-        # PROVIDERS.md: Massed Compute H100 SXM5 8x $25.12; GPUwithCrypto H100 2 × $2.32.
+        # Massed Compute's real 2026-08-22 page: "H100 NVL (94GB) NVLink" x8 $23.36 is the cheapest
+        # 8x H100 of R1 (Lambda 8x H100 SXM 8 x $3.99, Thunder h100_x8 $27.92); GPUwithCrypto H100 2 x $2.32.
         assert got == {"g-extra.h100-x2": "holds", "g-extra.cheapest-h100x8": "holds"}
     finally:
         con.close()

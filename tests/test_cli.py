@@ -24,8 +24,10 @@ def pricewatch(*args, env=None, timeout=240):
 def loaded_db(tmp_path_factory):
     """One nightly run through the CLI (Prefect flow, temporary local server), then a rerun."""
     path = tmp_path_factory.mktemp("cli") / "pw.duckdb"
-    args = ["run", "--replay", str(CAPTURES / "2026-10-29"), "--db", str(path),
-            "--provider", "massed_compute", "--provider", "thunder_compute"]
+    seeds = tmp_path_factory.mktemp("seeds")   # the two seed sources' shipped captures, one run
+    for p in ("massed_compute", "thunder_compute"):
+        (seeds / f"{p}.warc.gz").symlink_to(shipped(p))
+    args = ["run", "--replay", str(seeds), "--db", str(path)]
     first = pricewatch(*args)
     counts = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
                         "--db", str(path), "--format", "json")
@@ -45,7 +47,7 @@ def test_rerun_of_the_same_replay_changes_nothing(loaded_db):
     assert "already loaded" in second.stdout
     after = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
                        "--db", str(path), "--format", "json")
-    assert json.loads(after.stdout) == json.loads(counts_before.stdout) == [{"r": 1, "o": 33}]
+    assert json.loads(after.stdout) == json.loads(counts_before.stdout) == [{"r": 1, "o": 50}]  # 25 offers each
 
 
 def test_query_json_is_one_array_of_row_objects(loaded_db):
@@ -75,7 +77,7 @@ def test_query_opens_the_database_read_only(loaded_db):
     assert out.returncode == 1
     assert "read-only" in out.stderr.lower()
     assert json.loads(pricewatch("query", "SELECT count(*) n FROM offers", "--db", str(path),
-                                 "--format", "json").stdout) == [{"n": 33}]
+                                 "--format", "json").stdout) == [{"n": 50}]
 
 
 def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc):

@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect
-from tests.conftest import STANDIN_SETTINGS, source_exchanges
+from tests.conftest import STANDIN_SETTINGS, shipped, shipped_exchanges, source_exchanges
 
 
 def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_path, standin):
-    page = source_exchanges("2026-10-29", "massed_compute")[0]["body"]
+    page = shipped_exchanges("massed_compute")[0]["body"]
     standin.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
     standin.expect_request("/pricing").respond_with_data(page, content_type="text/html; charset=utf-8")
     archive = tmp_path / "archive"
@@ -38,6 +38,6 @@ def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_p
                                  spider_args=spider_args, settings=STANDIN_SETTINGS)
     def strip(items):
         return sorted((i["offer_key"], i["price_per_hour"], i["price_text"]) for i in items)
-    assert len(live) == 8 and replayed.report["replay_missing"] == 0
+    assert len(live) == 25 and replayed.report["replay_missing"] == 0   # the real page's 25 offers
     assert strip(live) == strip(replayed.items)
     assert {i["capture"]["warc_record_id"] for i in live} == {i["capture"]["warc_record_id"] for i in replayed.items}
