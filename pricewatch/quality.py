@@ -83,7 +83,7 @@ def band_for(model: str | None) -> tuple[float, float]:
 
 
 def screen(offers: pd.DataFrame, previous: pd.DataFrame, config: GateConfig = GateConfig()) -> pd.DataFrame:
-    """offers with held_reason / screen_note filled in.
+    """offers with held_reason / screen_note filled in (vectorised over the run's offers).
 
     previous: one row per (provider, offer_key) seen before, with ``trusted_price`` (the last
     trusted price per hour), ``last_price`` and ``last_held`` (its reading in the provider's
@@ -94,55 +94,44 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, config: GateConfig = Ga
     out["screen_note"] = None
     if not len(out):
         return out
-    prev = previous.set_index(["provider", "offer_key"]) if len(previous) else None
-    moves: dict[int, float] = {}       # every move from a trusted price, in percent
-    for i, o in out.iterrows():
-        if not o["is_priced"]:
+    priced = out["is_priced"].astype(bool)
+    per_gpu = pd.to_numeric(out["price_per_gpu_hour"], errors="coerce").astype(float)
+    price = pd.to_numeric(out["price_per_hour"], errors="coerce").astype(float)
+    models = out["gpu_model"].where(out["gpu_model"].map(lambda m: isinstance(m, str)), None)
+    bands = {m: band_for(m) for m in models.drop_duplicates()}
+    low = models.map(lambda m: bands[m][0]).astype(float)
+    high = models.map(lambda m: bands[m][1]).astype(float)
+    outside = priced & ~per_gpu.between(low, high)
+    for i in out.index[outside]:
+        what = models[i] or "any GPU"
+        out.at[i, "held_reason"] = (f"${per_gpu[i]:g} per GPU-hour is outside the plausible band "
+                                    f"${low[i]:g}-${high[i]:g} for {what}")
+    if not len(previous):
+        return out
+    prev = out[["provider", "offer_key"]].merge(previous, on=["provider", "offer_key"], how="left")
+    prev.index = out.index
+    trusted = pd.to_numeric(prev["trusted_price"], errors="coerce").astype(float)
+    move = (price - trusted) / trusted * 100
+    comparable = priced & ~outside & (trusted > 0)
+    big = comparable & (move.abs() >= config.move_pct)
+    if not big.any():
+        return out
+    last_price = pd.to_numeric(prev["last_price"], errors="coerce").astype(float)
+    confirmed = big & prev["last_held"].fillna(False).astype(bool) & ((last_price - price).abs() < 1e-9)
+    # Who moved each GPU (model, billing) by market_pct or more, up and down, in this run.
+    movers = out.loc[comparable & models.notna() & (move.abs() >= config.market_pct), ["provider"]].assign(
+        model=models, billing=out["billing"], up=move > 0)
+    moved_by = movers.groupby(["model", "billing", "up"])["provider"].agg(lambda p: sorted(set(p))).to_dict()
+    for i in out.index[big]:
+        pct = move[i]
+        if confirmed[i]:
+            out.at[i, "screen_note"] = f"moved {pct:+.1f}%, confirmed by the provider's next run"
             continue
-        per_gpu = float(o["price_per_gpu_hour"])
-        low, high = band_for(o["gpu_model"] if isinstance(o["gpu_model"], str) else None)
-        if not low <= per_gpu <= high:
-            what = o["gpu_model"] if isinstance(o["gpu_model"], str) else "any GPU"
-            out.at[i, "held_reason"] = (f"${per_gpu:g} per GPU-hour is outside the plausible band "
-                                        f"${low:g}-${high:g} for {what}")
+        others = [p for p in moved_by.get((models[i], out.at[i, "billing"], pct > 0), [])
+                  if p != out.at[i, "provider"]] if models[i] else []
+        if others:
+            out.at[i, "screen_note"] = f"moved {pct:+.1f}%; {models[i]} moved the same way at {', '.join(others)}"
             continue
-        if prev is None or (o["provider"], o["offer_key"]) not in prev.index:
-            continue
-        p = prev.loc[(o["provider"], o["offer_key"])]
-        trusted = p["trusted_price"]
-        if trusted is None or pd.isna(trusted) or float(trusted) <= 0:
-            continue
-        moves[i] = (float(o["price_per_hour"]) - float(trusted)) / float(trusted) * 100
-    for i, move in moves.items():
-        if abs(move) < config.move_pct:
-            continue
-        o = out.loc[i]
-        p = prev.loc[(o["provider"], o["offer_key"])]
-        if bool(p["last_held"]) and p["last_price"] is not None and not pd.isna(p["last_price"]) \
-                and abs(float(p["last_price"]) - float(o["price_per_hour"])) < 1e-9:
-            out.at[i, "screen_note"] = f"moved {move:+.1f}%, confirmed by the provider's next run"
-            continue
-        market = _market_move(out, moves, i, config)
-        if market:
-            out.at[i, "screen_note"] = f"moved {move:+.1f}%; {market}"
-            continue
-        out.at[i, "held_reason"] = (f"moved {move:+.1f}% from the last trusted ${float(p['trusted_price']):g}/h; "
+        out.at[i, "held_reason"] = (f"moved {pct:+.1f}% from the last trusted ${trusted[i]:g}/h; "
                                     "held until the provider's next run confirms it")
     return out
-
-
-def _market_move(out: pd.DataFrame, moves: dict[int, float], i: int, config: GateConfig) -> str | None:
-    """Other providers moved the same GPU (model, billing) by market_pct or more the same way."""
-    o = out.loc[i]
-    if not isinstance(o["gpu_model"], str):
-        return None
-    sign = 1 if moves[i] > 0 else -1
-    others = {}
-    for j, m in moves.items():
-        q = out.loc[j]
-        if q["provider"] != o["provider"] and q["gpu_model"] == o["gpu_model"] and q["billing"] == o["billing"] \
-                and m * sign >= config.market_pct:
-            others.setdefault(q["provider"], m)
-    if not others:
-        return None
-    return f"{o['gpu_model']} moved the same way at {', '.join(sorted(others))}"
