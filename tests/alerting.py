@@ -14,7 +14,7 @@ from pricewatch.alerts import deliver_alerts, derive_alerts, list_alerts
 from pricewatch.archive import write_exchanges
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.config import AlertConfig
-from tests.conftest import CAPTURES, shipped, shipped_exchanges, source_exchanges
+from tests.conftest import shipped, shipped_exchanges
 from warehouse import db
 
 A100_PRICING_KEY = "a100xl_x1_prototyping"   # its key in the /v1/pricing answer

@@ -1,7 +1,7 @@
 """The nightly Prefect flow derives and delivers alerts after evaluating the claims.
 
-Two replayed nights through the real flow (temporary Prefect server): the shipped 2026-10-29
-captures, then 2026-11-05 with Thunder Compute's A100 80GB at $1.05 instead of the $1.09 the
+Two replayed nights through the real flow (temporary Prefect server): the two seed sources'
+shipped captures, then 2026-11-05 with Thunder Compute's A100 80GB at $1.05 instead of the $1.09 the
 page cites. The alert reaches a real webhook configured through PRICEWATCH_ALERT_URLS.
 """
 
@@ -11,7 +11,8 @@ import shutil
 from pytest_httpserver import HTTPServer
 
 from flows.nightly import nightly
-from tests.alerting import SHIPPED, Captures
+from tests.alerting import Captures
+from tests.conftest import shipped
 
 
 def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch):
@@ -26,8 +27,8 @@ def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch)
         night1, night2 = tmp_path / "2026-10-29", tmp_path / "2026-11-05"
         night1.mkdir(), night2.mkdir()
         for p in ("massed_compute", "thunder_compute"):
-            shutil.copy(SHIPPED / f"{p}.warc.gz", night1)
-        shutil.copy(SHIPPED / "massed_compute.warc.gz", night2)
+            shutil.copy(shipped(p), night1)
+        shutil.copy(shipped("massed_compute"), night2)
         shutil.copy(Captures(tmp_path / "variants").thunder(1.05), night2 / "thunder_compute.warc.gz")
 
         first = nightly(db_path=db_path, replay=str(night1), as_of="2026-10-29T02:00:00Z")

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.conftest import CAPTURES, ROOT, shipped, shipped_exchanges, source_exchanges
+from tests.conftest import ROOT, shipped, shipped_exchanges
 
 PRICEWATCH = [sys.executable, "-m", "pricewatch.cli"]
 

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect
-from tests.conftest import STANDIN_SETTINGS, shipped, shipped_exchanges, source_exchanges
+from tests.conftest import STANDIN_SETTINGS, shipped_exchanges
 
 
 def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_path, standin):

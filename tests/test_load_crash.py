@@ -15,10 +15,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pricewatch import collect
-from tests.conftest import CAPTURES, ROOT
+from tests.conftest import ROOT, shipped
 from warehouse import db
 
-OCT29 = CAPTURES / "2026-10-29"
 BIG = 600_000  # offers in the crashing run: its insert takes seconds, so the kill lands inside it
 
 # The flow's own load step (flows.nightly.load_run, without Prefect) in a process of its own.
@@ -37,8 +36,8 @@ print("committed" if load_run.fn(db_path, run, provider_runs, big, facts) else "
 
 
 def build(crawl, as_of: datetime | None):
-    outcomes = [collect.judge_crawl(crawl(p, OCT29)) for p in ("massed_compute", "thunder_compute")]
-    return collect.build_run(outcomes, "replay", datetime.now(timezone.utc), as_of, OCT29)
+    outcomes = [collect.judge_crawl(crawl(p, shipped(p))) for p in ("massed_compute", "thunder_compute")]
+    return collect.build_run(outcomes, "replay", datetime.now(timezone.utc), as_of, None)
 
 
 def snapshot(db_path: Path) -> dict:

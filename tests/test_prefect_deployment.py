@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 
 from pricewatch import service
-from tests.conftest import CAPTURES, ROOT, shipped, shipped_exchanges, source_exchanges
+from tests.conftest import ROOT, shipped, shipped_exchanges
 from warehouse import db
 
-OCT29 = CAPTURES / "2026-10-29"
 POOL = "pricewatch-local"
 TIMINGS: dict[str, float] = {}
 
@@ -101,7 +100,11 @@ def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(ser
     assert backfill["schedules"] == [] and backfill["parameters"]["archives"] == "data/archive"
 
     db_path = tmp_path / "warehouse.duckdb"
-    params = {"replay": str(OCT29), "db_path": str(db_path), "providers": ["massed_compute", "thunder_compute"]}
+    seeds = tmp_path / "seeds"   # the two seed sources' shipped captures, one night
+    seeds.mkdir()
+    for p in ("massed_compute", "thunder_compute"):
+        (seeds / f"{p}.warc.gz").symlink_to(shipped(p))
+    params = {"replay": str(seeds), "db_path": str(db_path)}
     out = service.run_prefect(["deployment", "run", "collect-prices/nightly", "--params", json.dumps(params)],
                               env, ROOT).stdout
     flow_run_id = re.search(r"UUID: ([0-9a-f-]{36})", out).group(1)
@@ -129,9 +132,9 @@ def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(ser
     [table] = [a for a in artifacts if a["key"] == "pricewatch-providers"]
     rows = {r["provider"]: r for r in json.loads(table["data"])}
     thunder_keys = set(json.loads(shipped_exchanges("thunder_compute")[1]["body"])["specs"])
-    # massed_compute's pricing table lists 8 configurations (captures/src/2026-10-29/massed_compute).
+    # massed_compute's real 2026-08-22 page lists 25 configurations (tests/test_massed_compute.py).
     assert {p: (r["status"], r["offers"]) for p, r in rows.items()} == {
-        "massed_compute": ("ok", 8), "thunder_compute": ("ok", len(thunder_keys))}
+        "massed_compute": ("ok", 25), "thunder_compute": ("ok", len(thunder_keys))}
     assert all(r["duration_s"] > 0 for r in rows.values())
 
     # The claims summary: counts by status as stored, and where the re-rendered report is.
@@ -251,10 +254,10 @@ def test_a_run_where_no_provider_succeeded_ends_failed_and_says_why(on_server, m
 def test_backfill_replays_dated_archives_oldest_first_as_nightly_subflows(on_server, make_warc, tmp_path):
     from flows.backfill import backfill
     archives = tmp_path / "archive"
-    # Two nights: the recorded 2026-10-29 capture, and a later night where Massed Compute's
+    # Two nights: the real 2026-08-22 capture, and a later night where Massed Compute's
     # 8x B200 went from $43.46 to $41.00.
-    (archives / "2026-10-29").mkdir(parents=True)
-    (archives / "2026-10-29" / "massed_compute.warc.gz").symlink_to(shipped("massed_compute"))
+    (archives / "2026-08-22").mkdir(parents=True)
+    (archives / "2026-08-22" / "massed_compute.warc.gz").symlink_to(shipped("massed_compute"))
     later = []
     for e in shipped_exchanges("massed_compute"):
         later.append({**e, "captured_at": "2026-11-05T02:00:02Z", "body": e["body"].replace(b"$$43.46", b"$$41.00")})
@@ -267,13 +270,13 @@ def test_backfill_replays_dated_archives_oldest_first_as_nightly_subflows(on_ser
     assert state.is_completed(), state.message
     results = state.result()
     assert [(r["snapshot"], r["state"], r["status"]) for r in results] == [
-        ("2026-10-29", "Completed", "ok"), ("2026-11-05", "Completed", "ok")]
+        ("2026-08-22", "Completed", "ok"), ("2026-11-05", "Completed", "ok")]
     con = db.connect(db_path, read_only=True)
     history = con.execute("""SELECT r.snapshot_date::VARCHAR, o.price_per_hour::DOUBLE FROM offers o JOIN runs r USING (run_id)
                              WHERE o.provider = 'massed_compute' AND o.gpu_model = 'B200' AND o.gpu_count = 8
                              ORDER BY r.snapshot_date""").fetchall()
     con.close()
-    assert history == [("2026-10-29", 43.46), ("2026-11-05", 41.00)]
+    assert history == [("2026-08-22", 43.46), ("2026-11-05", 41.00)]
     # Rerunning a backfill changes nothing (replays have deterministic run ids).
     again = backfill(archives=str(archives), db_path=str(db_path), return_state=True)
     assert [r["loaded"] for r in again.result()] == [False, False]
