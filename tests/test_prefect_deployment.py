@@ -217,18 +217,19 @@ def test_a_failed_provider_completes_the_run_and_the_state_names_it_and_why(on_s
 def test_a_suspect_provider_sends_a_notice(on_server, make_warc, tmp_path, httpserver, monkeypatch):
     from flows.nightly import nightly
     received = notice_receiver(httpserver, monkeypatch)
-    # The pricing API answers, in its usual shape, with every price 0 (a placeholder, not a price).
-    thunder = shipped_exchanges("thunder_compute")
-    prices = json.loads(thunder[0]["body"])
-    prices["pricing"] = {k: 0 for k in prices["pricing"]}
-    thunder[0]["body"] = json.dumps(prices).encode()
-    warc = make_warc(shipped_exchanges("massed_compute") + thunder)
+    # Massed Compute's real page with every price cell saying "Request": it parses, but an
+    # offer list with no price at all is not plausible (the priced-share monitor).
+    massed = shipped_exchanges("massed_compute")
+    body, n = re.subn(rb"\$\$\d+\.\d+", b"Request", massed[0]["body"])
+    assert n >= 23
+    massed[0]["body"] = body
+    warc = make_warc(massed + shipped_exchanges("thunder_compute"))
     state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
 
     assert state.is_completed()
-    assert "thunder_compute: suspect" in state.message
+    assert "massed_compute: suspect" in state.message
     [notice] = received
-    assert notice["type"] == "warning" and "suspect (thunder_compute)" in notice["title"]
+    assert notice["type"] == "warning" and "suspect (massed_compute)" in notice["title"]
     assert "have a price" in notice["message"]
 
 
