@@ -342,3 +342,16 @@ def test_evaluating_a_run_again_changes_nothing(replayed):
         assert con.execute("SELECT count(*) FROM claim_inputs").fetchone() == inputs
     finally:
         con.close()
+
+
+def test_the_quality_gate_holds_no_reading_of_the_real_captures(replayed):
+    # Every price of the shipped captures is a real page's price: none may be held as
+    # implausible (a band too narrow would silently freeze a real price).
+    con = db.connect(replayed["db"], read_only=True)
+    try:
+        held = con.execute("SELECT provider, offer_key, held_reason FROM offers WHERE held_reason IS NOT NULL").fetchall()
+        statuses = dict(con.execute("SELECT status, count(*) FROM provider_runs GROUP BY 1").fetchall())
+    finally:
+        con.close()
+    assert held == []
+    assert set(statuses) == {"ok", "not attempted"}
