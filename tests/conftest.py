@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
 
-from pricewatch import collect
+from pricewatch import collect, service
 from pricewatch.archive import write_exchanges
 from pricewatch.captures import load_exchanges
 
@@ -100,3 +101,52 @@ def standin():
     yield server
     if server.is_running():
         server.stop()
+
+
+# --- one real Prefect server for every test that runs a flow ------------------------------
+
+@dataclass
+class PrefectServer:
+    api: str
+    env: dict           # the environment a subprocess (CLI, worker, deploy) needs to use it
+    home: Path
+    started_in_s: float
+
+
+def clean_env(env: dict) -> dict:
+    # A developer's own alert channels and warehouse must not receive test runs.
+    return {k: v for k, v in env.items() if k not in ("PRICEWATCH_ALERT_URLS", "PRICEWATCH_CONFIG", "PRICEWATCH_DB")}
+
+
+@pytest.fixture(scope="session")
+def prefect_server(tmp_path_factory):
+    """A real Prefect server (SQLite, loopback, its own PREFECT_HOME), started once per session:
+    CLI runs, in-process flows and the deployment tests all use it instead of each starting
+    Prefect's temporary server. Stopped by process group at the end."""
+    home = tmp_path_factory.mktemp("prefect-home")
+    port = service.free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    env = clean_env(service.prefect_env(url, home, ROOT))
+    proc = service.start_group(service.prefect_cmd("server", "start", "--host", "127.0.0.1", "--port", str(port),
+                                                   "--no-ui"), env, home / "server.log")
+    try:
+        started = service.wait_healthy(url, proc, timeout_s=120)
+        yield PrefectServer(url, env, home, started)
+    finally:
+        service.stop_group(proc)
+
+
+@pytest.fixture
+def on_prefect(prefect_server, monkeypatch):
+    """Flows called in this process run against the session's server."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    for k in ("PRICEWATCH_ALERT_URLS", "PRICEWATCH_CONFIG", "PRICEWATCH_DB"):
+        monkeypatch.delenv(k, raising=False)
+    with temporary_settings({PREFECT_API_URL: prefect_server.api}):
+        yield prefect_server
+        # Send this process's queued logs and events while the server is up: at interpreter
+        # exit Prefect would otherwise retry them against a stopped server for minutes.
+        from prefect.events.worker import EventsWorker
+        from prefect.logging.handlers import APILogWorker
+        APILogWorker.drain_all(timeout=15)
+        EventsWorker.drain_all(timeout=15)

@@ -1,6 +1,6 @@
 """The nightly Prefect flow derives and delivers alerts after evaluating the claims.
 
-Two replayed nights through the real flow (temporary Prefect server): the two seed sources'
+Two replayed nights through the real flow (the session's Prefect server): the two seed sources'
 shipped captures, then 2026-11-05 with Thunder Compute's A100 80GB at $1.05 instead of the $1.09 the
 page cites. The alert reaches a real webhook configured through PRICEWATCH_ALERT_URLS.
 """
@@ -15,7 +15,7 @@ from tests.alerting import Captures
 from tests.conftest import shipped
 
 
-def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch):
+def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch, on_prefect):
     server = HTTPServer(host="127.0.0.1", port=0)
     server.start()
     try:

@@ -1,12 +1,11 @@
 """The nightly flow evaluates the claims right after loading, and says how many hold; running
-the same replay again loads nothing and evaluates nothing. (Real Prefect: a temporary server
-starts, ~20 s.)"""
+the same replay again loads nothing and evaluates nothing. (Real Prefect: the session's server.)"""
 
 from pricewatch.claims.rules import load_rules
 from tests.conftest import CAPTURES
 
 
-def test_flow_evaluates_claims_after_load_and_a_rerun_is_a_no_op(tmp_path):
+def test_flow_evaluates_claims_after_load_and_a_rerun_is_a_no_op(tmp_path, on_prefect):
     from flows.nightly import nightly
 
     db_path = str(tmp_path / "w.duckdb")

@@ -21,17 +21,19 @@ def pricewatch(*args, env=None, timeout=240):
 
 
 @pytest.fixture(scope="module")
-def loaded_db(tmp_path_factory):
-    """One nightly run through the CLI (Prefect flow, temporary local server), then a rerun."""
+def loaded_db(tmp_path_factory, prefect_server):
+    """One nightly run through the CLI (Prefect flow on the session's Prefect server), then a
+    rerun. (test_run_exits_non_zero_... runs on Prefect's temporary server, the default.)"""
     path = tmp_path_factory.mktemp("cli") / "pw.duckdb"
     seeds = tmp_path_factory.mktemp("seeds")   # the two seed sources' shipped captures, one run
     for p in ("massed_compute", "thunder_compute"):
         (seeds / f"{p}.warc.gz").symlink_to(shipped(p))
     args = ["run", "--replay", str(seeds), "--db", str(path)]
-    first = pricewatch(*args)
+    on_server = {"PREFECT_API_URL": prefect_server.api}
+    first = pricewatch(*args, env=on_server)
     counts = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
                         "--db", str(path), "--format", "json")
-    second = pricewatch(*args)
+    second = pricewatch(*args, env=on_server)
     return path, first, counts, second
 
 

@@ -15,27 +15,19 @@ import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pricewatch import service
-from tests.conftest import ROOT, shipped, shipped_exchanges
+from tests.conftest import PrefectServer, clean_env, ROOT, shipped, shipped_exchanges
 from warehouse import db
 
 POOL = "pricewatch-local"
 TIMINGS: dict[str, float] = {}
 
 
-@dataclass
-class Server:
-    api: str
-    env: dict
-    home: Path
-
-
-def api(server: Server, method: str, path: str, body: dict | None = None):
+def api(server: PrefectServer, method: str, path: str, body: dict | None = None):
     req = urllib.request.Request(server.api + path, method=method,
                                  data=None if body is None else json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"})
@@ -43,27 +35,12 @@ def api(server: Server, method: str, path: str, body: dict | None = None):
         return json.loads(resp.read() or b"null")
 
 
-def clean_env(env: dict) -> dict:
-    # A developer's own alert channels must not receive test runs.
-    return {k: v for k, v in env.items() if k not in ("PRICEWATCH_ALERT_URLS", "PRICEWATCH_CONFIG", "PRICEWATCH_DB")}
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    home = tmp_path_factory.mktemp("prefect-home")
-    port = service.free_port()
-    url = f"http://127.0.0.1:{port}/api"
-    env = clean_env(service.prefect_env(url, home, ROOT))
-    proc = service.start_group(service.prefect_cmd("server", "start", "--host", "127.0.0.1", "--port", str(port),
-                                                   "--no-ui"), env, home / "server.log")
-    try:
-        TIMINGS["server start (fresh SQLite)"] = service.wait_healthy(url, proc, timeout_s=120)
-        yield Server(url, env, home)
-    finally:
-        t = time.monotonic()
-        service.stop_group(proc)
-        TIMINGS["server stop"] = time.monotonic() - t
-        print("\nPrefect timings (s): " + ", ".join(f"{k} {v:.1f}" for k, v in TIMINGS.items()))
+def server(prefect_server):
+    """The session's one Prefect server (tests/conftest.py)."""
+    TIMINGS["server start (fresh SQLite)"] = prefect_server.started_in_s
+    yield prefect_server
+    print("\nPrefect timings (s): " + ", ".join(f"{k} {v:.1f}" for k, v in TIMINGS.items()))
 
 
 def timed(name: str, fn, *args, **kw):
@@ -156,18 +133,8 @@ def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(ser
 # --- failure behaviour: the flow run in this process, against the same server -------------
 
 @pytest.fixture
-def on_server(server, monkeypatch):
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-    for k in ("PRICEWATCH_ALERT_URLS", "PRICEWATCH_CONFIG", "PRICEWATCH_DB"):
-        monkeypatch.delenv(k, raising=False)
-    with temporary_settings({PREFECT_API_URL: server.api}):
-        yield server
-        # Send this process's queued logs and events while the server is up: at interpreter
-        # exit Prefect would otherwise retry them against a stopped server for minutes.
-        from prefect.events.worker import EventsWorker
-        from prefect.logging.handlers import APILogWorker
-        APILogWorker.drain_all(timeout=15)
-        EventsWorker.drain_all(timeout=15)
+def on_server(on_prefect):
+    return on_prefect
 
 
 def thunder_with_renamed_pricing_field() -> list[dict]:
@@ -302,7 +269,7 @@ def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigte
         out = out_path.read_text()
         assert f"Prefect UI: http://127.0.0.1:{port}" in out
         pids = {k: int(v) for k, v in re.findall(r"(server|worker)=(\d+)", out)}
-        srv = Server(f"http://127.0.0.1:{port}/api", {}, tmp_path)
+        srv = PrefectServer(f"http://127.0.0.1:{port}/api", {}, tmp_path, 0.0)
         names = {d["name"] for d in api(srv, "POST", "/deployments/filter", {})}
         assert names == {"nightly", "backfill"}
         workers = api(srv, "POST", f"/work_pools/{POOL}/workers/filter", {})
