@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bench_crawls(rows: list) -> None:
-    capture = ROOT / "captures" / "2026-10-29"
     work = Path(tempfile.mkdtemp(prefix="bench-crawl-"))
-    for provider in collect.providers_in_archive(capture):
+    for capture in sorted((ROOT / "captures").glob("*/*.warc.gz"), key=lambda p: p.name):
+        provider = capture.name.removesuffix(".warc.gz")
         times, n = [], 0
         for _ in range(2):
             r = collect.run_crawl(provider, work / provider, replay=capture)

@@ -175,7 +175,7 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
         problems.append("required fields missing or invalid: " +
                         summarize([f"{k} in {n} offer(s)" for k, n in sorted(invalid.items())]))
     if problems:
-        return ProviderOutcome(status="failed", error=f"{p}: " + " | ".join(problems),
+        return ProviderOutcome(status="failed", error=_cut(f"{p}: " + " | ".join(problems)),
                                warnings=warnings, **base)
     observed = min(datetime.fromisoformat(i["capture"]["captured_at"]) for i in result.items)
     findings = monitors.check(p, result.items, report, previous_counts or [],
@@ -185,7 +185,7 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
                            error=f"{p}: suspect: " + "; ".join(findings) if findings else None, **base)
 
 
-def summarize(messages: list[str], max_lines: int = 4, max_chars: int = 160) -> str:
+def summarize(messages: list[str], max_lines: int = 3, max_chars: int = 150) -> str:
     """Distinct messages once each, with a count when repeated, each cut to a readable length:
     39 offers with the same fault are one line "(x39)", never 39 lines."""
     counts: dict[str, int] = {}
@@ -200,6 +200,10 @@ def summarize(messages: list[str], max_lines: int = 4, max_chars: int = 160) -> 
     if rest > 0:
         lines.append(f"and {rest} more distinct problem(s)")
     return "; ".join(lines)
+
+
+def _cut(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def run_identity(mode: str, observed_at: datetime, outcomes: list[ProviderOutcome], started: datetime) -> str:

@@ -46,12 +46,13 @@ def _variant(base: Path, provider: str, *replacements: tuple[bytes, bytes]) -> P
 
 
 @pytest.fixture(scope="module")
-def scenario(tmp_path_factory):
+def scenario(tmp_path_factory, crawl):
     base = tmp_path_factory.mktemp("claims-scenario")
     con = db.connect(base / "w.duckdb")
 
     def load(warcs: dict[str, Path], as_of: str | None) -> str:
-        outcomes = [collect.judge_crawl(collect.run_crawl(p, base / "work", replay=w)) for p, w in warcs.items()]
+        # The session's crawl cache: shipped captures are replayed once for the whole suite.
+        outcomes = [collect.judge_crawl(crawl(p, w)) for p, w in warcs.items()]
         run, prs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc),
                                                     parse_as_of(as_of), base)
         assert db.load_run(con, run, prs, offers, facts)
