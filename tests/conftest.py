@@ -150,3 +150,29 @@ def on_prefect(prefect_server, monkeypatch):
         from prefect.logging.handlers import APILogWorker
         APILogWorker.drain_all(timeout=15)
         EventsWorker.drain_all(timeout=15)
+
+
+# --- the fault suite: `pytest -m fault` runs it; every fault test records what it saw --------
+
+FAULT_ROWS: list[tuple[str, str, str, str]] = []
+
+
+@pytest.fixture
+def fault(request):
+    """Record one row of the fault table: fault("provider answers 429 with Retry-After: 3",
+    expected="retried after 3 s, then ok", observed=...). The table is printed at the end of
+    the run (pytest -m fault) and copied into the README."""
+    def record(name: str, expected: str, observed: str) -> None:
+        FAULT_ROWS.append((name, expected, observed, request.node.nodeid))
+    return record
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not FAULT_ROWS:
+        return
+    terminalreporter.section("fault table")
+    terminalreporter.write_line("| fault | expected | observed |")
+    terminalreporter.write_line("|---|---|---|")
+    for name, expected, observed, _ in FAULT_ROWS:
+        cells = [c.replace("|", "\\|").replace("\n", " ") for c in (name, expected, observed)]
+        terminalreporter.write_line("| " + " | ".join(cells) + " |")
