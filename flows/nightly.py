@@ -7,7 +7,7 @@ Run it with `pricewatch run`, or deploy it with prefect.yaml (cron 02:00 UTC).
 from __future__ import annotations
 
 import tempfile
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -159,9 +159,15 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
 def parse_as_of(as_of: str | None) -> datetime | None:
     if not as_of:
         return None
-    dt = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    try:
+        dt = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--as-of {as_of!r} is not an ISO 8601 time (e.g. 2026-10-29T02:00:00Z)") from None
     if dt.tzinfo is None:
         raise ValueError(f"--as-of needs a time zone (e.g. {as_of}Z)")
+    if dt > datetime.now(timezone.utc) + timedelta(minutes=5):
+        # A snapshot dated in the future would pin "latest" to it for every later run.
+        raise ValueError(f"--as-of {as_of} is in the future")
     return dt.astimezone(timezone.utc)
 
 

@@ -1,125 +1,26 @@
 """The steps of a collection run, free of Prefect so they read (and test) on their own:
-crawl one provider in its own process, judge the crawl, and shape a run for the warehouse."""
+judge a crawl (pricewatch/crawl.py ran it), and shape a run for the warehouse. Archive
+discovery lives in pricewatch/replays.py; both are re-exported here for the flow."""
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import re
-import subprocess
-import sys
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pandas as pd
 from pydantic import ValidationError
-from scrapy.settings import Settings
-from scrapy.spiderloader import SpiderLoader
 
 from pricewatch import monitors, quality
-from pricewatch.archive import ReplayIndex
+from pricewatch.crawl import CrawlResult, run_crawl  # noqa: F401 (re-exported)
 from pricewatch.offers import OfferRecord
+from pricewatch.replays import (  # noqa: F401 (re-exported)
+    all_providers, archive_capture_times, host_of, providers_in_archive, replay_batches, spider_loader)
 
-SETTINGS_MODULE = "spiders.settings"
-
-
-def spider_loader() -> SpiderLoader:
-    settings = Settings()
-    settings.setmodule(SETTINGS_MODULE, priority="project")
-    return SpiderLoader.from_settings(settings)
-
-
-def all_providers() -> list[str]:
-    return sorted(spider_loader().list())
-
-
-def providers_in_archive(replay: Path) -> list[str]:
-    """Providers with at least one response in the archive (matched on the spider's domains)."""
-    hosts = ReplayIndex.load(replay).hosts()
-    loader = spider_loader()
-    found = []
-    for name in loader.list():
-        domains = getattr(loader.load(name), "allowed_domains", None) or []
-        if any(h == d or h.endswith("." + d) for h in hosts for d in domains):
-            found.append(name)
-    return sorted(found)
-
-
-def replay_batches(path: Path) -> list[Path]:
-    """What one `--replay PATH` means: a WARC file or a folder of WARCs is one run; a folder of
-    dated folders (``captures/2026-10-29/``, ...) is one run per date, oldest first, so a
-    history is rebuilt in order."""
-    path = Path(path)
-    if path.is_dir():
-        dated = sorted(p for p in path.iterdir()
-                       if p.is_dir() and re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{4,6}Z?)?", p.name))
-        if dated:
-            return dated
-    return [path]
-
-
-@dataclass
-class CrawlResult:
-    provider: str
-    returncode: int
-    items: list[dict]        # offers
-    report: dict
-    duration_s: float
-    log_tail: str = ""
-    attempts: int = 1
-    facts: list[dict] = field(default_factory=list)
-
-    def transient_failure(self) -> str | None:
-        """Why a retry could help (a crash, or no items because the network failed), else None."""
-        if self.returncode != 0:
-            return f"{self.provider}: crawl process exited with code {self.returncode}: {self.log_tail}"
-        if not self.items and (self.report.get("failed_urls") or self.report.get("download_errors")):
-            return f"{self.provider}: no offers, requests failed: {'; '.join(self.report.get('failed_urls', []))}"
-        return None
-
-
-def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
-              archive_dir: Path | None = None, timeout_s: int = 900,
-              spider_args: dict | None = None, settings: dict | None = None) -> CrawlResult:
-    """Runs `scrapy crawl <provider>` in a fresh process (Scrapy's reactor cannot restart)."""
-    workdir = Path(workdir).resolve()
-    workdir.mkdir(parents=True, exist_ok=True)
-    items_path = workdir / f"{provider}.items.jsonl"
-    report_path = workdir / f"{provider}.report.json"
-    log_path = workdir / f"{provider}.log"
-    for p in (items_path, report_path):
-        p.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "scrapy", "crawl", provider, "-O", f"{items_path}:jsonlines",
-           "-s", f"PRICEWATCH_REPORT_FILE={report_path}", "-s", f"LOG_FILE={log_path}"]
-    if replay:
-        cmd += ["-s", f"PRICEWATCH_REPLAY={Path(replay).resolve()}"]
-    if archive_dir:
-        cmd += ["-s", f"PRICEWATCH_ARCHIVE_DIR={Path(archive_dir).resolve()}"]
-    for k, v in (spider_args or {}).items():
-        cmd += ["-a", f"{k}={v}"]
-    for k, v in (settings or {}).items():
-        cmd += ["-s", f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"]
-    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE}
-    started = time.monotonic()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
-    duration = time.monotonic() - started
-    items, facts = [], []
-    if items_path.exists():
-        for line in items_path.read_text().splitlines():
-            if line.strip():
-                record = json.loads(line)
-                (facts if "fact" in record else items).append(record)
-    report = json.loads(report_path.read_text()) if report_path.exists() else {}
-    tail = ""
-    if proc.returncode != 0:
-        log = log_path.read_text() if log_path.exists() else ""
-        tail = (proc.stderr + log)[-1500:]
-    return CrawlResult(provider, proc.returncode, items, report, round(duration, 3), tail, facts=facts)
+__all__ = ["CrawlResult", "ProviderOutcome", "all_providers", "archive_capture_times", "build_run", "judge_crawl",
+           "providers_in_archive", "replay_batches", "run_crawl", "spider_loader", "summarize"]
 
 
 @dataclass
@@ -288,6 +189,7 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
                 "price_unit": i["price_unit"], "price_per_hour": i.get("price_per_hour"),
                 "price_per_gpu_hour": i.get("price_per_gpu_hour"), "is_priced": bool(i["is_priced"]),
                 "price_text": i.get("price_text"),
+                "price_raw": None if i.get("price_raw") is None else str(i["price_raw"]),
                 "availability": None if i.get("availability") is None else str(i["availability"]),
                 "is_aggregator": bool(i.get("is_aggregator")), "observed_at": o.observed_at,
                 "source_url": cap["source_url"], "warc_file": cap["warc_file"],
@@ -300,22 +202,3 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
     return run, pd.DataFrame(provider_rows), offers_df, pd.DataFrame(fact_rows)
 
 
-def archive_capture_times(replay: Path) -> dict[str, datetime]:
-    """Each provider's earliest record time in a replayed archive: the snapshot time of a
-    provider whose replay stored no offers (a failed crawl is dated by its evidence too)."""
-    index = ReplayIndex.load(replay)
-    loader = spider_loader()
-    out: dict[str, datetime] = {}
-    for name in loader.list():
-        domains = getattr(loader.load(name), "allowed_domains", None) or []
-        for records in index.responses.values():
-            for r in records:
-                h = host_of(r.url)
-                if any(h == d or h.endswith("." + d) for d in domains):
-                    t = r.ref.captured_at
-                    out[name] = min(out.get(name, t), t)
-    return out
-
-
-def host_of(url: str) -> str:
-    return urlsplit(url).hostname or ""

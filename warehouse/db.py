@@ -103,7 +103,7 @@ OFFER_COLUMNS = [
     "run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "form_factor",
     "billing", "tier", "reserved_term", "self_service", "region", "currency", "price_unit", "price_per_hour", "price_per_gpu_hour", "is_priced",
     "price_text", "availability", "is_aggregator", "observed_at", "source_url", "warc_file",
-    "warc_record_id", "body_sha256", "held_reason", "screen_note",
+    "warc_record_id", "body_sha256", "held_reason", "screen_note", "price_raw",
 ]
 PROVIDER_RUN_COLUMNS = [
     "run_id", "provider", "status", "observed_at", "item_count", "priced_count", "unpriced_count",
