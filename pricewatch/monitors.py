@@ -30,14 +30,23 @@ def check(provider: str, offers: list[dict], report: dict, previous_counts: list
     if recent:
         usual = statistics.median(recent)
         floor = usual * (1 - config.item_count_tolerance)
-        if n < floor:
-            findings.append(f"item count {n} is below {floor:.0f} "
+        if n <= floor:   # losing half of the offers (tolerance 50%) is already a collapse
+            findings.append(f"item count {n} is at or below {floor:g} "
                             f"(median {usual:g} of the last {len(recent)} successful runs, "
                             f"tolerance {config.item_count_tolerance:.0%})")
     if n:
         priced = sum(1 for o in offers if o.get("is_priced")) / n
         if priced < config.min_priced_share:
             findings.append(f"only {priced:.0%} of offers have a price (minimum {config.min_priced_share:.0%})")
+        # A renamed price cell empties one kind of price while the others still parse: every
+        # offer of a billing/tier with three or more offers unpriced is not a real page.
+        groups: dict[tuple, list[bool]] = {}
+        for o in offers:
+            groups.setdefault((o.get("billing"), o.get("tier")), []).append(bool(o.get("is_priced")))
+        for (billing, tier), flags in sorted(groups.items(), key=str):
+            if len(flags) >= 3 and not any(flags):
+                what = billing if tier in (None, billing) else f"{billing}/{tier}"
+                findings.append(f"none of the {len(flags)} {what} offers has a price (a renamed price cell?)")
     errors = sum(int(v) for k, v in report.get("http_status_counts", {}).items()
                  if int(k) >= 500 or int(k) in (403, 429))
     if errors > config.max_http_errors:

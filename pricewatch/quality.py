@@ -82,12 +82,17 @@ def band_for(model: str | None) -> tuple[float, float]:
     return tuple(found) if found else DEFAULT_BAND
 
 
-def screen(offers: pd.DataFrame, previous: pd.DataFrame, config: GateConfig = GateConfig()) -> pd.DataFrame:
+def screen(offers: pd.DataFrame, previous: pd.DataFrame, market: pd.DataFrame | None = None,
+           config: GateConfig = GateConfig()) -> pd.DataFrame:
     """offers with held_reason / screen_note filled in (vectorised over the run's offers).
 
-    previous: one row per (provider, offer_key) seen before, with ``trusted_price`` (the last
-    trusted price per hour), ``last_price`` and ``last_held`` (its reading in the provider's
-    previous successful run, and whether that reading was held).
+    previous: one row per (provider, offer_key) seen in the provider's previous successful run,
+    with ``trusted_price`` (the last trusted price per hour), ``last_price`` and ``last_held``
+    (its reading then, and whether it was held).
+    market: per provider, GPU model, count and billing, the cheapest trusted per-GPU price
+    (``floor_per_gpu``) in its previous successful run: a never-trusted offer 25% or more below
+    every other provider's floor is held like a jump (a placeholder price on a new tier must
+    not become "the cheapest").
     """
     out = offers.copy()
     out["held_reason"] = None
@@ -106,27 +111,28 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, config: GateConfig = Ga
         what = models[i] or "any GPU"
         out.at[i, "held_reason"] = (f"${per_gpu[i]:g} per GPU-hour is outside the plausible band "
                                     f"${low[i]:g}-${high[i]:g} for {what}")
-    if not len(previous):
-        return out
+    previous = previous if previous is not None and len(previous) else pd.DataFrame(
+        columns=["provider", "offer_key", "trusted_price", "last_price", "last_held"])
     prev = out[["provider", "offer_key"]].merge(previous, on=["provider", "offer_key"], how="left")
     prev.index = out.index
     trusted = pd.to_numeric(prev["trusted_price"], errors="coerce").astype(float)
-    move = (price - trusted) / trusted * 100
-    comparable = priced & ~outside & (trusted > 0)
-    big = comparable & (move.abs() >= config.move_pct)
-    if not big.any():
-        return out
     last_price = pd.to_numeric(prev["last_price"], errors="coerce").astype(float)
-    confirmed = big & prev["last_held"].fillna(False).astype(bool) & ((last_price - price).abs() < 1e-9)
+    last_held = prev["last_held"].astype("boolean").fillna(False).astype(bool)
+    candidates = priced & ~outside
+    # A reading the gate held last run, repeated now at the same price, is confirmed.
+    confirmed = candidates & last_held & ((last_price - price).abs() < 1e-9)
+    move = (price - trusted) / trusted * 100
+    comparable = candidates & (trusted > 0)
+    big = comparable & ~confirmed & (move.abs() >= config.move_pct)
+    for i in out.index[confirmed]:
+        what = f"moved {move[i]:+.1f}%" if trusted[i] > 0 else "first seen below the market"
+        out.at[i, "screen_note"] = f"{what}, confirmed by the provider's next run"
     # Who moved each GPU (model, billing) by market_pct or more, up and down, in this run.
     movers = out.loc[comparable & models.notna() & (move.abs() >= config.market_pct), ["provider"]].assign(
         model=models, billing=out["billing"], up=move > 0)
     moved_by = movers.groupby(["model", "billing", "up"])["provider"].agg(lambda p: sorted(set(p))).to_dict()
     for i in out.index[big]:
         pct = move[i]
-        if confirmed[i]:
-            out.at[i, "screen_note"] = f"moved {pct:+.1f}%, confirmed by the provider's next run"
-            continue
         others = [p for p in moved_by.get((models[i], out.at[i, "billing"], pct > 0), [])
                   if p != out.at[i, "provider"]] if models[i] else []
         if others:
@@ -134,4 +140,19 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, config: GateConfig = Ga
             continue
         out.at[i, "held_reason"] = (f"moved {pct:+.1f}% from the last trusted ${trusted[i]:g}/h; "
                                     "held until the provider's next run confirms it")
+    if market is not None and len(market):
+        never_trusted = candidates & ~confirmed & ~(trusted > 0) & models.notna() \
+            & ~out["is_aggregator"].astype(bool)
+        for i in out.index[never_trusted]:
+            o = out.loc[i]
+            rivals = market[(market["gpu_model"] == o["gpu_model"]) & (market["gpu_count"] == o["gpu_count"])
+                            & (market["billing"] == o["billing"]) & (market["provider"] != o["provider"])]
+            if not len(rivals):
+                continue
+            floor = float(rivals["floor_per_gpu"].min())
+            if per_gpu[i] <= floor * (1 - config.move_pct / 100):
+                out.at[i, "held_reason"] = (
+                    f"first seen at ${per_gpu[i]:g} per GPU-hour, {100 * (1 - per_gpu[i] / floor):.0f}% below "
+                    f"the cheapest other {o['gpu_model']} x{o['gpu_count']} {o['billing']} (${floor:g}); "
+                    "held until the provider's next run confirms it")
     return out

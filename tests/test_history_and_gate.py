@@ -63,9 +63,9 @@ def wh(tmp_path):
 
 
 def test_an_absence_ends_the_spell_and_the_return_is_a_reappearance_not_a_change(wh):
-    wh.run(0, acme=parsed(("H100 SXM", "$2.00"), ("L40S", "$0.90")))
-    wh.run(1, acme=parsed(("L40S", "$0.90")))                     # the H100 vanished for a run
-    wh.run(2, acme=parsed(("H100 SXM", "$2.00"), ("L40S", "$0.90")))  # back, same price
+    wh.run(0, acme=parsed(("H100 SXM", "$2.00"), ("L40S", "$0.90"), ("H200 SXM", "$3.00")))
+    wh.run(1, acme=parsed(("L40S", "$0.90"), ("H200 SXM", "$3.00")))                     # the H100 vanished for a run
+    wh.run(2, acme=parsed(("H100 SXM", "$2.00"), ("L40S", "$0.90"), ("H200 SXM", "$3.00")))  # back, same price
     spells = wh.q("""SELECT started_by, price_per_hour, valid_from, valid_to FROM offer_price_history
                      WHERE offer_key = ? ORDER BY valid_from""", [KEY_H100])
     assert [(s[0], float(s[1])) for s in spells] == [("first seen", 2.0), ("reappeared", 2.0)]
@@ -174,3 +174,41 @@ def test_many_identical_layout_errors_are_one_short_line_with_a_count():
     assert outcome.status == "failed"
     assert outcome.error.count("expected a JSON object") == 1 and "(x39)" in outcome.error
     assert "rate limited" in outcome.error and len(outcome.error) < 400
+
+
+def test_a_never_seen_offer_far_below_every_other_provider_is_held_until_confirmed(wh):
+    wh.run(0, other=parsed(("H100 SXM", "$2.00")))
+    wh.run(1, other=parsed(("H100 SXM", "$2.00")), acme=parsed(("H100 SXM", "$0.90"), ("L40S", "$0.80")))
+    (reason,) = wh.q("SELECT held_reason FROM held_offers WHERE provider = 'acme'")[0]
+    assert reason.startswith("first seen at $0.9 per GPU-hour, 55% below the cheapest other H100 x1 on-demand ($2)")
+    # Not the cheapest H100 while held; the L40S (no other provider lists one) is not held.
+    assert wh.q("SELECT provider FROM cheapest_offer WHERE gpu_model = 'H100'") == [("other",)]
+    assert wh.q("SELECT count(*) FROM latest_offers WHERE provider = 'acme' AND gpu_label = 'L40S'") == [(1,)]
+    wh.run(2, other=parsed(("H100 SXM", "$2.00")), acme=parsed(("H100 SXM", "$0.90"), ("L40S", "$0.80")))
+    assert wh.q("SELECT provider FROM cheapest_offer WHERE gpu_model = 'H100'") == [("acme",)]
+    assert wh.q("SELECT screen_note FROM latest_offers WHERE provider = 'acme' AND gpu_model = 'H100'") == [
+        ("first seen below the market, confirmed by the provider's next run",)]
+
+
+def test_a_never_seen_offer_a_little_below_the_market_is_not_held(wh):
+    wh.run(0, other=parsed(("H100 SXM", "$2.00")))
+    wh.run(1, other=parsed(("H100 SXM", "$2.00")), acme=parsed(("H100 SXM", "$1.80")))   # -10 %
+    assert wh.q("SELECT count(*) FROM held_offers") == [(0,)]
+    assert wh.q("SELECT provider FROM cheapest_offer WHERE gpu_model = 'H100'") == [("acme",)]
+
+
+def test_losing_half_of_the_offers_is_a_collapse():
+    six = [{"is_priced": True, "billing": "on-demand", "tier": "on-demand"}] * 3
+    from pricewatch import monitors
+    assert monitors.check("acme", six, {}, previous_counts=[6, 6, 6])          # 3 of 6: suspect
+    assert not monitors.check("acme", six + six[:1], {}, previous_counts=[6, 6, 6])
+
+
+def test_a_billing_whose_every_price_vanished_is_suspect_even_when_the_others_parse():
+    # A browser page whose on-demand cells came out empty while spot and term prices parsed.
+    p = parsed(("H100 SXM", "(empty)"), ("H200 SXM", "(empty)"), ("L40S", "(empty)"),
+               ("H100 SXM", "$1.00", "spot"), ("H200 SXM", "$1.50", "spot"), ("L40S", "$0.40", "spot"),
+               ("A100 80GB", "$0.50", "spot"), ("B200", "$2.00", "spot"))
+    outcome = collect.judge_crawl(run_parsed("acme", p))
+    assert outcome.status == "suspect"
+    assert "none of the 3 on-demand offers has a price" in outcome.error
