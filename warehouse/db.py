@@ -134,7 +134,8 @@ def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed
     if not len(offers):
         return offers.assign(held_reason=None, screen_note=None)
     previous = con.execute(query_sql("previous_readings"), [observed_at]).df()
-    return quality.screen(offers, previous)
+    market = con.execute(query_sql("market_floor"), [observed_at]).df()
+    return quality.screen(offers, previous, market)
 
 
 def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
