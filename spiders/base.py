@@ -18,9 +18,60 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from spiders.items import OfferItem, SourceFactItem
 
 
+#: Class names (substrings) and inline styles that strike a price through: a "was" price.
+STRUCK_CLASSES = ("line-through", "strikethrough", "strike-through", "old-price", "price-old",
+                  "was-price", "price-was", "price--old")
+#: XPath predicate for a node inside struck-through markup (<s>, <del>, <strike>, or an element
+#: whose class or style says line-through / old price).
+STRUCK = ("ancestor-or-self::*[self::s or self::del or self::strike or "
+          + " or ".join(f'contains(@class, "{c}")' for c in STRUCK_CLASSES)
+          + ' or contains(translate(@style, "LINETHROUGH", "linethrough"), "line-through")]')
+#: What a cell whose only text is struck through reads as: never a price, never "unpriced"
+#: words, so every parser refuses it by name ("struck through only: $6.69").
+STRUCK_ONLY = "struck through only: "
+
+
+def _joined(texts) -> str:
+    return " ".join(" ".join(texts).split())
+
+
 def text_of(sel, xpath: str = ".//text()") -> str:
-    """All text under a selector, whitespace collapsed (markup splits cells into many nodes)."""
-    return " ".join(" ".join(sel.xpath(xpath).getall()).split())
+    """The current text under a selector, whitespace collapsed (markup splits cells into many
+    nodes). Struck-through text (a "was" price: ``<s>$9.99</s> $6.69``) is not read; a cell
+    whose only text is struck through reads ``"struck through only: $9.99"``, which no parser
+    takes for a price, an unpriced offer or "not offered"."""
+    current = _joined(sel.xpath(f"({xpath})[not({STRUCK})]").getall())
+    if current:
+        return current
+    struck = _joined(sel.xpath(f"({xpath})[{STRUCK}]").getall())
+    return STRUCK_ONLY + struck if struck else ""
+
+
+def no_duplicate_keys(pairs):
+    """``object_pairs_hook``: a JSON object naming one key twice is refused (ValueError), not
+    read as "the last one wins"."""
+    keys = [k for k, _ in pairs]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise ValueError(f"duplicate key(s) {', '.join(map(repr, dup[:3]))}")
+    return dict(pairs)
+
+
+#: A decoder for ``raw_decode`` of JSON embedded in a page (flight data, escaped blocks).
+STRICT_JSON = json.JSONDecoder(object_pairs_hook=no_duplicate_keys)
+
+
+def stated_currency(obj, expected: str = "USD", keys=("currency", "priceCurrency", "currencyCode",
+                                                       "currency_code")) -> str | None:
+    """'currency=\'EUR\'' when a JSON object states a currency other than ``expected``, else
+    None. The APIs read as USD state none today; one that starts to must not be read as USD."""
+    if not isinstance(obj, dict):
+        return None
+    for key in keys:
+        value = obj.get(key)
+        if value is not None and str(value).strip().upper() != expected:
+            return f"{key}={value!r}"
+    return None
 
 
 @dataclass
@@ -49,14 +100,8 @@ class Parsed:
 def load_json(text: str | bytes, what: str, parsed: Parsed):
     """A JSON document, or None after a layout error. Duplicate keys are an error, not a
     silent "last one wins": a price printed twice with two values is not a price."""
-    def no_duplicates(pairs):
-        keys = [k for k, _ in pairs]
-        dup = sorted({k for k in keys if keys.count(k) > 1})
-        if dup:
-            raise ValueError(f"duplicate key(s) {', '.join(map(repr, dup[:3]))}")
-        return dict(pairs)
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates)
+        return json.loads(text, object_pairs_hook=no_duplicate_keys)
     except ValueError as exc:
         parsed.error(f"{what}: not a JSON document we can read ({str(exc)[:120]})")
         return None

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 
-from spiders.base import Parsed, PriceSpider
+from spiders.base import STRICT_JSON, STRUCK_CLASSES, Parsed, PriceSpider, no_duplicate_keys
 
 PUSH = re.compile(r'self\.__next_f\.push\(\[1,("(?:[^"\\]|\\.)*")\]\)')
 # A row element's key, then its props object: "H100 (80GB)-mobile-x 8-3",{...}
@@ -40,6 +40,24 @@ VRAM = re.compile(r"\((?P<gb>\d+(?:\.\d+)?)\s*GB\)", re.IGNORECASE)
 SUFFIX = re.compile(r"^(?P<base>.+?)\s+(?:\[(?P<bracket>[^\]]+)\]|(?P<word>NVLink))$")
 SKIPPED_PROPS = {"className", "style", "href", "src", "id"}
 MAX_DEPTH = 40
+STRUCK_TAGS = {"s", "del", "strike"}
+
+
+class Struck(str):
+    """Text inside struck-through markup (``["$","s",...]``, a ``line-through`` class): a "was"
+    price, never read as the price."""
+
+
+def _struck(element_type: str, props) -> bool:
+    if element_type in STRUCK_TAGS:
+        return True
+    if not isinstance(props, dict):
+        return False
+    cls = props.get("className")
+    style = props.get("style")
+    decoration = " ".join(str(style.get(k, "")) for k in ("textDecoration", "textDecorationLine")) \
+        if isinstance(style, dict) else str(style or "")
+    return (isinstance(cls, str) and any(c in cls for c in STRUCK_CLASSES)) or "line-through" in decoration.lower()
 
 
 def flight_stream(html: str) -> str:
@@ -81,6 +99,7 @@ class _Reader:
     def __init__(self, chunks: dict[str, str]):
         self.chunks = chunks
         self._decoded: dict[str, object] = {}
+        self.duplicated: dict[str, str] = {}   # flight line -> "duplicate key(s) 'x'"
 
     def _chunk(self, cid: str):
         """("content", value) | ("component", None) | ("missing", None)."""
@@ -91,13 +110,17 @@ class _Reader:
             return "component", None
         if cid not in self._decoded:
             try:
-                self._decoded[cid] = json.loads(payload)
+                self._decoded[cid] = json.loads(payload, object_pairs_hook=no_duplicate_keys)
             except json.JSONDecodeError:
                 self._decoded[cid] = None  # hints, errors: no row content
+            except ValueError as exc:      # an object naming a key twice: not content we can read
+                self.duplicated[cid] = str(exc)
+                self._decoded[cid] = None
         value = self._decoded[cid]
         return ("content", value) if value is not None else ("component", None)
 
-    def texts(self, node, unresolved: list[str], seen: frozenset = frozenset(), depth: int = 0):
+    def texts(self, node, unresolved: list[str], seen: frozenset = frozenset(), depth: int = 0,
+              struck: bool = False):
         if depth > MAX_DEPTH:
             return
         if isinstance(node, str):
@@ -108,22 +131,23 @@ class _Reader:
                 if kind == "missing":
                     unresolved.append(node)
                 elif kind == "content" and cid not in seen:
-                    yield from self.texts(value, unresolved, seen | {cid}, depth + 1)
+                    yield from self.texts(value, unresolved, seen | {cid}, depth + 1, struck)
                 return
-            yield node[1:] if node.startswith("$$") else node
+            text = node[1:] if node.startswith("$$") else node
+            yield Struck(text) if struck else text
         elif isinstance(node, (int, float)) and not isinstance(node, bool):
-            yield str(node)
+            yield Struck(node) if struck else str(node)
         elif isinstance(node, list):
             if len(node) >= 4 and node[0] == "$" and isinstance(node[1], str):
                 # A React element ["$", type, key, props]: the type ("div", "$L13") is not content.
-                yield from self.texts(node[3], unresolved, seen, depth + 1)
+                yield from self.texts(node[3], unresolved, seen, depth + 1, struck or _struck(node[1], node[3]))
                 return
             for child in node:
-                yield from self.texts(child, unresolved, seen, depth + 1)
+                yield from self.texts(child, unresolved, seen, depth + 1, struck)
         elif isinstance(node, dict):
             for k, v in node.items():
                 if k not in SKIPPED_PROPS:
-                    yield from self.texts(v, unresolved, seen, depth + 1)
+                    yield from self.texts(v, unresolved, seen, depth + 1, struck)
 
 
 def split_label(printed: str) -> tuple[str, str | None, float | None]:
@@ -136,7 +160,10 @@ def split_label(printed: str) -> tuple[str, str | None, float | None]:
 
 def read_copy(texts: list[str]) -> dict:
     """What one copy of a row says: its prices (with the unit text after each), its unpriced
-    text ("Request"), and the quantity on its "×" badge."""
+    text ("Request"), the quantity on its "×" badge, and any struck-through ("was") price, which
+    is not read."""
+    was = [t.strip() for t in texts if isinstance(t, Struck) and PRICE.match(t.strip())]
+    texts = [t for t in texts if not isinstance(t, Struck)]
     prices, units, unpriced, badge = [], [], None, None
     for i, t in enumerate(texts):
         s = t.strip()
@@ -148,7 +175,7 @@ def read_copy(texts: list[str]) -> dict:
             unpriced = s
         elif s == "×" and nxt.isdigit() and badge is None:
             badge = int(nxt)
-    return {"prices": prices, "units": units, "unpriced": unpriced, "badge": badge}
+    return {"prices": prices, "units": units, "unpriced": unpriced, "badge": badge, "struck": was}
 
 
 def parse_pricing(text: str, url: str) -> Parsed:
@@ -159,7 +186,7 @@ def parse_pricing(text: str, url: str) -> Parsed:
         parsed.error(f"{url}: no Next.js flight data (self.__next_f.push) in the page")
         return parsed
     reader = _Reader(flight_chunks(stream))
-    decoder = json.JSONDecoder()
+    decoder = STRICT_JSON
     problems: dict[str, list[str]] = {}  # problem -> row keys (one message per distinct problem)
     rows: dict[tuple[str, int, str], list[tuple[str, dict, list[str]]]] = {}
     for m in ROW_KEY.finditer(stream):
@@ -169,8 +196,14 @@ def parse_pricing(text: str, url: str) -> Parsed:
         except json.JSONDecodeError:
             problems.setdefault("row element is not readable flight JSON", []).append(row)
             continue
+        except ValueError as exc:   # a key printed twice: which of its values is the row's?
+            problems.setdefault(f"row element names a key twice ({exc})", []).append(row)
+            continue
         unresolved: list[str] = []
+        before = set(reader.duplicated)
         texts = list(reader.texts(props, unresolved))
+        for cid in sorted(set(reader.duplicated) - before):
+            problems.setdefault(f"flight line {cid} names a key twice ({reader.duplicated[cid]})", []).append(row)
         rows.setdefault((m["label"], int(m["count"]), m["index"]), []).append((row, read_copy(texts), unresolved))
     if not rows:
         parsed.error(f"{url}: flight data has no offer rows keyed '<GPU>-x <count>-<n>'")
@@ -198,6 +231,11 @@ def parse_pricing(text: str, url: str) -> Parsed:
                 readings.append((copy["prices"][0], True))
             elif copy["unpriced"]:
                 readings.append((copy["unpriced"], False))
+            elif copy["struck"]:
+                problems.setdefault(f"only a struck-through price ({copy['struck'][0]!r}), no current one",
+                                    []).append(row)
+                flagged = True
+                continue
             elif not unresolved:
                 problems.setdefault("no price ('$$<amount>' + '/hr') and no 'Request'", []).append(row)
                 flagged = True

@@ -12,13 +12,18 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 
-_MD = MarkdownIt("commonmark").enable("table")
+from spiders.base import STRUCK_ONLY
+
+_MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+# Inline HTML that strikes text through: <s>, <del>, <strike> (opening and closing tags).
+_STRIKE_TAG = re.compile(r"^<(/?)(s|del|strike)(?:\s[^>]*)?>$", re.I)
 
 
 @dataclass
 class Cell:
     text: str
     href: str | None = None
+    struck: str = ""   # struck-through text (``~~$9.99~~``, ``<s>$9.99</s>``): a "was" price, not read
 
 
 @dataclass
@@ -42,8 +47,18 @@ def _inline_cell(token) -> Cell:
     for child in token.children or []:
         if child.type == "link_open" and href is None:
             href = child.attrs.get("href")
-    text = "".join(c.content for c in (token.children or []) if c.type in ("text", "code_inline"))
-    return Cell(text.strip(), href)
+    current, struck, depth = [], [], 0
+    for child in token.children or []:
+        tag = _STRIKE_TAG.match(child.content.strip()) if child.type == "html_inline" else None
+        if child.type == "s_open" or (tag and not tag.group(1)):
+            depth += 1
+        elif child.type == "s_close" or (tag and tag.group(1)):
+            depth = max(0, depth - 1)
+        elif child.type in ("text", "code_inline"):
+            (struck if depth else current).append(child.content)
+    text, was = "".join(current).strip(), " ".join("".join(struck).split())
+    # Only a struck-through price: refused by every reader of the cell, never a price.
+    return Cell(text or (STRUCK_ONLY + was if was else ""), href, was)
 
 
 def _raw_cells(line: str) -> int:

@@ -46,7 +46,7 @@ from datetime import date, datetime, timezone
 
 from parsel import Selector
 
-from spiders.base import Parsed, PriceSpider, text_of
+from spiders.base import Parsed, PriceSpider, no_duplicate_keys, text_of
 
 ITEM, ON_DEMAND = "Item", "On-demand, GPU-hour"
 INFO_COLUMNS = ("item", "vcpus", "ram, gb")
@@ -87,15 +87,21 @@ def _string_end(text: str, start: int) -> int:
     return len(text)
 
 
-def embedded_blocks(text: str) -> list[dict]:
+def embedded_blocks(text: str, problems: list[str] | None = None) -> list[dict]:
     """Every ``highlight-table-block`` object in the text, plain or inside JSON string literals
-    (escaped once per level: ``{\\"type\\":\\"highlight-table-block\\"...``)."""
-    blocks, decoder, pos = [], json.JSONDecoder(), 0
+    (escaped once per level: ``{\\"type\\":\\"highlight-table-block\\"...``). A block that
+    names a key twice is not read; ``problems`` gets one line for it."""
+    blocks, decoder, pos = [], json.JSONDecoder(object_pairs_hook=no_duplicate_keys), 0
+    problems = [] if problems is None else problems
     while m := BLOCK.search(text, pos):
         if not m[1]:
             try:
                 block, end = decoder.raw_decode(text, m.start())
-            except ValueError:
+            except json.JSONDecodeError:
+                pos = m.end()
+                continue
+            except ValueError as exc:   # a key twice: which of its values is the table's?
+                problems.append(f"a highlight-table-block names a key twice ({exc})")
                 pos = m.end()
                 continue
             blocks.append(block)
@@ -110,14 +116,14 @@ def embedded_blocks(text: str) -> list[dict]:
         except ValueError:
             pos = m.end()
             continue
-        blocks.extend(embedded_blocks(inner))
+        blocks.extend(embedded_blocks(inner, problems))
         pos = end + 1
     return blocks
 
 
-def json_tables(text: str) -> list[tuple[str, list[list[str]]]]:
+def json_tables(text: str, problems: list[str] | None = None) -> list[tuple[str, list[list[str]]]]:
     tables = []
-    for block in embedded_blocks(text):
+    for block in embedded_blocks(text, problems):
         content = (block.get("table") or {}).get("content") if isinstance(block.get("table"), dict) else None
         if isinstance(content, list) and content and all(isinstance(r, list) for r in content):
             tables.append((clean(block.get("title") or ""), [[clean(c) for c in r] for r in content]))
@@ -145,7 +151,13 @@ def parse_prices(text: str, url: str, on: date | None = None) -> Parsed:
     that day decides which dated price columns are in force."""
     on = on or datetime.now(timezone.utc).date()
     parsed = Parsed()
-    tables = json_tables(text) or rendered_tables(text)
+    problems: list[str] = []
+    tables = json_tables(text, problems)
+    for problem in dict.fromkeys(problems):
+        parsed.error(f"{url}: {problem}")
+    if problems:
+        return parsed
+    tables = tables or rendered_tables(text)
     if not tables:
         parsed.error(f"{url}: no price tables (neither embedded 'highlight-table-block' JSON nor rendered "
                      f"pc-highlight-table-block rows)")

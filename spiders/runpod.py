@@ -32,7 +32,7 @@ import re
 
 import scrapy
 
-from spiders.base import Parsed, PriceSpider, json_member, load_json
+from spiders.base import Parsed, PriceSpider, json_member, load_json, stated_currency
 
 API = "https://api.runpod.io/graphql"
 # Every field asked for is in the real 2026-08-25 answer (tests/real/runpod/gputypes.json).
@@ -95,6 +95,10 @@ def parse_gpu_types(text: str, url: str = API) -> Parsed:
     gpu_types = json_member(data, "gpuTypes", list, f"{url} data", parsed)
     if gpu_types is None:
         return parsed
+    foreign = stated_currency(document) or stated_currency(data)
+    if foreign:
+        parsed.error(f"{url}: answer states {foreign}; gpuTypes prices are read as USD")
+        return parsed
     problems: dict[str, list[str]] = {}   # distinct problem -> ids it applies to
 
     def problem(message: str, gpu_id) -> None:
@@ -109,6 +113,10 @@ def parse_gpu_types(text: str, url: str = API) -> Parsed:
             problem(f"gpuType lacks {', '.join(missing)}", gpu.get("id"))
             continue
         if gpu["id"] == PLACEHOLDER_ID:
+            continue
+        foreign = stated_currency(gpu)
+        if foreign:
+            problem(f"gpuType states {foreign}; its prices are read as USD", gpu["id"])
             continue
         max_count = gpu.get("maxGpuCount")
         if max_count is not None and not (_number(max_count) and max_count >= 1):

@@ -35,7 +35,7 @@ import json
 import re
 from decimal import Decimal
 
-from spiders.base import Parsed, PriceSpider
+from spiders.base import STRICT_JSON, Parsed, PriceSpider, stated_currency
 
 HOMEPAGE = "https://www.shadeform.ai/"
 
@@ -46,14 +46,6 @@ REQUIRED = ("cloud", "shade_instance_type", "hourly_price", "configuration")
 REQUIRED_CONFIG = ("gpu_type", "num_gpus")
 # Fields the listing prints twice, inside ``configuration`` and beside it: the copies must agree.
 MIRRORED = ("num_gpus", "gpu_type", "vram_per_gpu_in_gb")
-
-
-def _no_duplicate_keys(pairs):
-    keys = [k for k, _ in pairs]
-    dup = sorted({k for k in keys if keys.count(k) > 1})
-    if dup:
-        raise ValueError(f"duplicate key(s) {', '.join(map(repr, dup[:3]))}")
-    return dict(pairs)
 
 
 def flight_stream(text: str) -> tuple[list[str], bool, list[str]]:
@@ -109,7 +101,7 @@ def parse_homepage(text: str, url: str) -> Parsed:
         parsed.error(f'{url}: no instance objects ({{"cloud": …}}) in the flight data')
         return parsed
 
-    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+    decoder = STRICT_JSON   # a key printed twice is refused, not "the last one wins"
     # problem -> example skus: one message per distinct problem, however many objects share it.
     bad: dict[str, list[str]] = {}
     offers: dict[str, dict] = {}
@@ -149,6 +141,11 @@ def parse_homepage(text: str, url: str) -> Parsed:
             continue
         if cents != int(cents):
             bad.setdefault("hourly_price is not whole cents (unit changed?)", []).append(f"{sku}={cents}")
+            continue
+        foreign = stated_currency(blob)
+        if foreign:
+            bad.setdefault("instance object(s) state a currency other than USD (hourly_price is read as US cents)",
+                           []).append(f"{sku} {foreign}")
             continue
         regions = blob.get("availability")
         if regions is None:

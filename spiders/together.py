@@ -195,8 +195,8 @@ def parse_pricing(text: str, url: str) -> Parsed:
         parsed.error(f"{url}: GPU Clusters rows that do not fit the header's {len(columns)} columns: "
                      + "; ".join(misshapen[:3]))
     if unreadable:
-        parsed.error(f"{url}: GPU Clusters cells that are neither a price, '—' nor 'Contact us': "
-                     + "; ".join(unreadable[:3]))
+        # The cells first (the provider names the page): a long line is cut at its end.
+        parsed.error("GPU Clusters cell(s) not a price, '—' or 'Contact us': " + "; ".join(unreadable[:3]))
     return parsed
 
 

@@ -48,7 +48,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import scrapy
 
-from spiders.base import Parsed, PriceSpider, load_json
+from spiders.base import Parsed, PriceSpider, load_json, stated_currency
 
 BUNDLES = "https://console.vast.ai/api/v0/bundles/"
 #: (gpu_name, order, limit) of every query; the real 2026-08-22 capture answers exactly these.
@@ -119,6 +119,7 @@ def parse_bundles(text: str, url: str) -> Parsed:
         return parsed
     lacking: dict[str, int] = {}
     other_gpu = 0
+    foreign: list[str] = []   # offers stating a currency other than USD (dph_total is read as USD)
     for offer in offers:
         if not isinstance(offer, dict):
             lacking["an object"] = lacking.get("an object", 0) + 1
@@ -138,6 +139,10 @@ def parse_bundles(text: str, url: str) -> Parsed:
         if gpu_name is not None and offer["gpu_name"] != gpu_name:
             other_gpu += 1
             continue
+        currency = stated_currency(offer) or stated_currency(document)
+        if currency:
+            foreign.append(f"{offer['id']} ({currency})")
+            continue
         verification = offer.get("verification")
         common = dict(
             sku=str(offer["id"]), gpu_label=str(offer["gpu_name"]), gpu_count=int(count),
@@ -151,6 +156,9 @@ def parse_bundles(text: str, url: str) -> Parsed:
             parsed.offer(billing="spot", tier="interruptible", price_raw=offer["min_bid"], **common)
     for field_name, n in lacking.items():
         parsed.error(f"{what}: {n} of {len(offers)} offers lack a valid {field_name}")
+    if foreign:
+        parsed.error(f"{what}: {len(foreign)} of {len(offers)} offers state a currency other than USD "
+                     f"(dph_total is read as USD): {', '.join(foreign[:3])}")
     if other_gpu:
         parsed.error(f"{what}: {other_gpu} of {len(offers)} offers are not {gpu_name!r} "
                      f"(the gpu_name filter no longer holds)")

@@ -41,7 +41,7 @@ from urllib.parse import quote
 import scrapy
 
 from pricewatch.catalog import load_catalog
-from spiders.base import Parsed, PriceSpider, json_member, load_json
+from spiders.base import Parsed, PriceSpider, json_member, load_json, stated_currency
 
 API = "https://api.vultr.com/v2"
 PLANS = f"{API}/plans?type=all&per_page=500"
@@ -105,6 +105,10 @@ class _Reader:
             return
         if "hourly_cost" not in plan:
             self.problem("GPU plan lacks hourly_cost", plan_id)
+            return
+        foreign = stated_currency(plan)
+        if foreign:
+            self.problem(f"GPU plan states {foreign}; hourly_cost is read as USD", plan_id)
             return
         for billing, tier, field, flag in TIERS:
             price = plan.get(field)
