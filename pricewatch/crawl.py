@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -12,6 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pricewatch.replays import SETTINGS_MODULE
+from spiders.faults import NOT_TRANSIENT
+
+#: Wall-clock limit of one provider's crawl process, in seconds: past it the process group
+#: (Scrapy and any browser it started) is killed and the provider fails for the night. Far
+#: above a real crawl (a browser page takes ~20 s); requests have their own 30 s timeout.
+CRAWL_TIMEOUT_S = int(os.environ.get("PRICEWATCH_CRAWL_TIMEOUT_S", "300"))
 
 
 @dataclass
@@ -25,19 +32,34 @@ class CrawlResult:
     attempts: int = 1
     facts: list[dict] = field(default_factory=list)
 
+    killed_after_s: float | None = None   # set when the wall-clock limit killed the crawl
+
     def transient_failure(self) -> str | None:
-        """Why a retry could help (a crash, or no items because the network failed), else None."""
+        """Why a retry of the whole crawl could help (a crash, or no items because requests
+        failed in a way that may pass), else None. Not retried: a crawl killed at its
+        wall-clock limit (a retry costs the limit again), and one whose failed requests were
+        all DNS failures, no route, timeouts or a Retry-After beyond the cap (the night would
+        wait again for the same answer; the provider's previous offers stay the latest)."""
+        if self.killed_after_s is not None:
+            return None
         if self.returncode != 0:
             return f"{self.provider}: crawl process exited with code {self.returncode}: {self.log_tail}"
         if not self.items and (self.report.get("failed_urls") or self.report.get("download_errors")):
+            kinds = set(self.report.get("network_faults") or {})
+            if kinds and kinds <= NOT_TRANSIENT:
+                return None
             return f"{self.provider}: no offers, requests failed: {'; '.join(self.report.get('failed_urls', []))}"
         return None
 
 
 def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
-              archive_dir: Path | None = None, timeout_s: int = 900,
+              archive_dir: Path | None = None, timeout_s: float | None = None,
               spider_args: dict | None = None, settings: dict | None = None) -> CrawlResult:
-    """Runs `scrapy crawl <provider>` in a fresh process (Scrapy's reactor cannot restart)."""
+    """Runs `scrapy crawl <provider>` in a fresh process (Scrapy's reactor cannot restart),
+    in its own process group, for at most ``timeout_s`` seconds (default CRAWL_TIMEOUT_S):
+    a crawl still running then is killed with its children and returned as failed ("killed
+    after N s"), never raised."""
+    timeout_s = CRAWL_TIMEOUT_S if timeout_s is None else timeout_s
     workdir = Path(workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     items_path = workdir / f"{provider}.items.jsonl"
@@ -57,7 +79,17 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
         cmd += ["-s", f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"]
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE}
     started = time.monotonic()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        # What a killed crawl left is not data: its items may be a part of the page's offers.
+        return CrawlResult(provider, proc.returncode if proc.returncode is not None else -signal.SIGKILL, [],
+                           _read_report(report_path), round(time.monotonic() - started, 3),
+                           f"killed after {timeout_s:g} s (the crawl's wall-clock limit)",
+                           killed_after_s=timeout_s)
     duration = time.monotonic() - started
     items, facts = [], []
     if items_path.exists():
@@ -65,11 +97,31 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
             if line.strip():
                 record = json.loads(line)
                 (facts if "fact" in record else items).append(record)
-    report = json.loads(report_path.read_text()) if report_path.exists() else {}
+    report = _read_report(report_path)
     tail = ""
     if proc.returncode != 0:
-        log = log_path.read_text() if log_path.exists() else ""
-        tail = (proc.stderr + log)[-1500:]
+        log = log_path.read_text(errors="replace") if log_path.exists() else ""
+        tail = (stderr + log)[-1500:]
     return CrawlResult(provider, proc.returncode, items, report, round(duration, 3), tail, facts=facts)
+
+
+def _read_report(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the crawl's whole process group (Scrapy, its browser driver), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:  # a pipe held open by a process outside the group
+        proc.kill()
+        proc.wait(timeout=5)
 
 

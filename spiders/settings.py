@@ -18,13 +18,26 @@ AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 2.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
-DOWNLOAD_TIMEOUT = 60
 
-# A flaky origin gets a few more tries inside the crawl; the Prefect task retries the whole
-# crawl with backoff on top of this.
+# Network faults (spiders/faults.py): every request is bounded and every give-up is one line.
+# A page that has not arrived in 30 s is a fault of the night, not a wait: the request fails
+# "timed out" (not retried, PRICEWATCH_RETRY_TIMEOUTS), and pricewatch/crawl.py kills a whole
+# crawl process that outlives its wall-clock limit. A resolver that does not answer is a
+# fault too (Scrapy's default waits 60 s per lookup).
+DOWNLOAD_TIMEOUT = 30
+DNS_TIMEOUT = 10
+PRICEWATCH_RETRY_TIMEOUTS = False
+# A body shorter than its Content-Length fails (Scrapy's default, stated: never flip it, a cut
+# page would parse into fewer offers). A page without Content-Length is checked for its end.
+DOWNLOAD_FAIL_ON_DATALOSS = True
+
+# A flaky origin gets a few more tries inside the crawl (Retry-After honoured up to 60 s; a
+# longer wait fails the provider for the night); the Prefect task retries the whole crawl
+# with backoff on top of this, except for faults a retry cannot fix (DNS, timeouts).
 RETRY_ENABLED = True
 RETRY_TIMES = 3
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+PRICEWATCH_RETRY_AFTER_MAX_S = 60
 
 # Prices must be fresh: never answer from an HTTP cache.
 HTTPCACHE_ENABLED = False
@@ -32,6 +45,9 @@ HTTPCACHE_ENABLED = False
 DOWNLOADER_MIDDLEWARES = {
     # Closest to the downloader, so it archives exactly what came off the wire.
     "spiders.middlewares.WarcArchiveMiddleware": 950,
+    # Scrapy's retry slot: retries, Retry-After, fail-fast DNS, cut-off pages (spiders/faults.py).
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "spiders.faults.NetworkFaultMiddleware": 550,
 }
 SPIDER_MIDDLEWARES = {
     "spiders.middlewares.CaptureRefMiddleware": 950,
