@@ -6,6 +6,13 @@ The flow ends with `return report(summary)`. A caller that needs the summary wha
 (`pricewatch run`, the backfill flow) calls the flow with `return_state=True` and reads it with
 `summary_of(state)`; a plain call returns the summary, or raises RunFailed when no provider
 succeeded.
+
+Provider errors quote the page ("price cell reads '<script>…'"), so every stored or scraped
+string is made inert for where it goes: the state message and the notice (plain text) through
+pricewatch.text.plain; the artifacts, which the Prefect UI renders as Markdown (the markdown
+artifact, every artifact description, and every string cell of a table artifact), through the
+Markdown helpers of pricewatch.claims.formatting. The builders are plain functions
+(provider_rows, providers_description, claims_markdown) so tests can read what is published.
 """
 
 from __future__ import annotations
@@ -13,6 +20,9 @@ from __future__ import annotations
 from prefect import get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.states import Completed, Failed, State
+
+from pricewatch.claims.formatting import PROSE_MAX, md, md_code
+from pricewatch.text import plain
 
 PROVIDERS_KEY = "pricewatch-providers"
 CLAIMS_KEY = "pricewatch-claims"
@@ -34,9 +44,11 @@ def problems(summary: dict) -> dict[str, str]:
 
 
 def message(summary: dict) -> str:
+    """One line of plain text (state message, notice body): errors stripped of control
+    characters and line breaks, each cut to a readable length, the whole to MAX_MESSAGE."""
     ok = sum(1 for p in summary["providers"].values() if p["status"] == "ok")
     text = f"{ok}/{len(summary['providers'])} providers ok"
-    bad = problems(summary)
+    bad = {plain(name): plain(why, PROSE_MAX) for name, why in problems(summary).items()}
     if bad:
         text += "; not ok: " + "; ".join(
             why if why.startswith(name) else f"{name}: {why}" for name, why in bad.items())
@@ -80,28 +92,40 @@ def write_report(db_path: str) -> str:
     return str(next((p for p in paths if p.name == "claims-report.md"), paths[0]))
 
 
-def publish_artifacts(summary: dict) -> None:
-    rows = [{"provider": name, "status": p["status"], "offers": p["offers"],
+def provider_rows(summary: dict) -> list[dict]:
+    """The rows of the `pricewatch-providers` table artifact. The UI renders each string cell
+    as Markdown: the error / findings (which quote pages) are escaped; the provider and status
+    are our own words (spider names, ok/suspect/failed)."""
+    return [{"provider": name, "status": p["status"], "offers": p["offers"],
              "duration_s": round(p["duration_s"] or 0, 1),
-             "error / findings": p.get("error") or "; ".join(p.get("warnings") or [])}
+             "error / findings": md(p.get("error") or "; ".join(p.get("warnings") or []), PROSE_MAX)}
             for name, p in sorted(summary["providers"].items())]
-    create_table_artifact(rows, key=PROVIDERS_KEY,
-                          description=f"Run {summary['run_id']} ({summary['status']}): {message(summary)}")
+
+
+def providers_description(summary: dict) -> str:
+    """The table artifact's description (rendered as Markdown by the UI)."""
+    return f"Run {md_code(summary['run_id'])} ({md(summary['status'])}): {md(message(summary), MAX_MESSAGE)}"
+
+
+def publish_artifacts(summary: dict) -> None:
+    create_table_artifact(provider_rows(summary), key=PROVIDERS_KEY, description=providers_description(summary))
     claims = summary.get("claims")
     if claims is not None:
         create_markdown_artifact(claims_markdown(claims, summary.get("report")), key=CLAIMS_KEY,
-                                 description=f"Published claims after run {summary['run_id']}")
+                                 description=f"Published claims after run {md_code(summary['run_id'])}")
 
 
 def claims_markdown(claims: dict, report: str | None) -> str:
-    """Counts by status, each claim that does not hold and why, and where the report is."""
+    """Counts by status, each claim that does not hold and why (the reason quotes pages and
+    provider errors: escaped), and where the report is."""
     counts = claims.get("counts") or {}
-    lines = [f"## Published claims (run `{claims.get('run_id')}`)", "", "| status | claims |", "|---|---|"]
-    lines += [f"| {status} | {n} |" for status, n in counts.items()]
+    lines = [f"## Published claims (run {md_code(claims.get('run_id'))})", "", "| status | claims |", "|---|---|"]
+    lines += [f"| {md(status)} | {int(n)} |" for status, n in counts.items()]
     lines.append("")
     for status in (s for s in counts if s != "holds"):
-        lines += [f"- **{status}** `{i.get('claim_id')}`: {i.get('detail') or ''}" for i in claims.get(status) or []]
-    lines += ["", f"Report: `{report}` (re-rendered tables and evidence; `pricewatch report --out DIR`)"
+        lines += [f"- **{md(status)}** {md_code(i.get('claim_id'))}: {md(i.get('detail') or '', PROSE_MAX)}"
+                  for i in claims.get(status) or []]
+    lines += ["", f"Report: {md_code(report, 1000)} (re-rendered tables and evidence; `pricewatch report --out DIR`)"
               if report else "Report: not written (see the run's logs); `pricewatch report --out DIR` writes it."]
     return "\n".join(lines)
 
@@ -123,8 +147,8 @@ def send_run_notice(summary: dict) -> str:
     from pricewatch import notify
     failed = summary["status"] == "failed"
     suspect = [n for n, p in summary["providers"].items() if p["status"] == "suspect"]
-    title = (f"pricewatch nightly FAILED: {summary['run_id']}" if failed else
-             f"pricewatch nightly suspect ({', '.join(suspect)}): {summary['run_id']}")
+    title = plain(f"pricewatch nightly FAILED: {summary['run_id']}" if failed else
+                  f"pricewatch nightly suspect ({', '.join(suspect)}): {summary['run_id']}")
     body = message(summary)
     result = notify.send(title, body, "failure" if failed else "warning")
     if not result.deliveries:

@@ -1,9 +1,13 @@
-"""Showing a claim's value the way the page shows it: "$0.92", "1,260", "✓", "40"."""
+"""Showing a claim's value the way the page shows it: "$0.92", "1,260", "✓", "40"; and putting
+scraped or stored values into Markdown (report, Prefect artifacts) so that they stay text."""
 
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_UP, Decimal
+from urllib.parse import quote
 
+from pricewatch import text as T
 from pricewatch.claims.rules import Claim, RoundsTo
 
 SUFFIX = {"gb": " GB", "gb_per_s": " GB/s", "tflops": " TFLOPS", "ratio": "×", "bytes": " bytes", "hours": " h"}
@@ -55,3 +59,58 @@ def as_number(value) -> Decimal | None:
     if isinstance(value, bool):
         return Decimal(int(value))
     return Decimal(value)
+
+
+# ---- Markdown output (the report, the Prefect artifacts) --------------------------------------
+# Our own text (rules/, page templates, titles) is written as is; every scraped or stored value
+# (GPU labels, offer keys, price texts, provider errors quoting a page, URLs) goes through
+# pricewatch.text.markdown, which strips control/format characters, collapses newlines, caps the
+# length and backslash-escapes the Markdown/HTML syntax, so it can neither break a table nor
+# become a tag or a link.
+
+CELL_MAX = 300     # one value in a table cell or a list item
+PROSE_MAX = 600    # a reason or a note, which may quote a provider's error
+URL_MAX = 2000     # longer "URLs" are shown (capped) as text, never linked
+
+_HTTP_URL = re.compile(r"https?://[^\s/?#]+[^\s]*\Z", re.IGNORECASE)
+# Characters kept as they are in a link destination; every other one is percent-encoded
+# (spaces, parentheses, <, >, |, backslash, backtick, non-ASCII), so a URL cannot end the link
+# or split a table cell.
+_URL_SAFE = "/:?#[]@!$&'*+,;=%-._~"
+
+
+def md(value, max_len: int = CELL_MAX) -> str:
+    """A scraped or stored value, inert in Markdown prose and table cells."""
+    return T.markdown(value, max_len)
+
+
+def md_link(url, max_len: int = CELL_MAX) -> str:
+    """A link to an http(s) URL (its text escaped, its destination percent-encoded); any other
+    value (``javascript:...``, ``data:``, a relative path, a page's garbage) is shown as text."""
+    text = T.plain(url, URL_MAX + 1)
+    if not text:
+        return "?"
+    if len(text) > URL_MAX or not _HTTP_URL.match(text):
+        return md(text, max_len)
+    return f"[{md(text, max_len)}]({quote(text, safe=_URL_SAFE)})"
+
+
+def md_code(value, max_len: int = CELL_MAX, in_table: bool = False) -> str:
+    """A value as a code span (shown literally: no markup, no tags, no links inside), fenced
+    with more backticks than it holds. In a table cell its pipes are escaped (GFM removes the
+    backslash inside the span)."""
+    text = T.plain(value, max_len)
+    if not text:
+        return ""
+    run = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    if in_table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def own_cell(text) -> str:
+    """Our own text (rules/, the page's wording) in a table cell: kept as written, only a pipe
+    or a line break that would split the row is neutralised."""
+    return str(text or "").replace("|", "\\|").replace("\r", " ").replace("\n", " ")

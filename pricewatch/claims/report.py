@@ -1,6 +1,11 @@
 """Reading the latest claim evaluations back: for `pricewatch claims` and the Markdown report
 (`pricewatch report`), which lists every claim with its evidence and re-renders both pages'
-tables with current values, in the pages' own layout, ready to paste."""
+tables with current values, in the pages' own layout, ready to paste.
+
+Our own text (the page templates, titles, what each claim says) is written as it is; every
+scraped or stored value (offer keys, GPU labels, price texts, facts, provider errors quoted in a
+reason, URLs) goes through the Markdown helpers of pricewatch.claims.formatting, so a page that
+prints `|`, `<script>` or a `javascript:` URL cannot break a table, add a tag or a link."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from pricewatch.claims import rules as R
-from pricewatch.claims.formatting import shown
+from pricewatch.claims.formatting import PROSE_MAX, md, md_code, md_link, own_cell, shown
 
 UNVERIFIED = "（未確認）"   # after a value that could not be checked: the published value is kept
 
@@ -68,6 +73,10 @@ def published_lookup(rules: R.RuleSet, dates: dict[str, str] | None = None):
 
 def current_lookup(rules: R.RuleSet, rows: dict[str, dict], used_dates: list[datetime]):
     claims = rules.claims
+    # Picks that are our own words (a GPU the page names, a provider's display name): as written.
+    own_names = {c.published_pick for c in claims.values() if c.published_pick}
+    own_names |= {g for p in rules.pages.values() for g in p.gpus}
+    own_names |= set(rules.providers.values())
 
     def lookup(ref: str, modifier: str | None) -> str:
         if ref in ("snapshot_date", "snapshot_date_ja"):
@@ -83,8 +92,12 @@ def current_lookup(rules: R.RuleSet, rows: dict[str, dict], used_dates: list[dat
                 return c.published_pick or ""
             return shown(c, c.published, bare=modifier == "bare") + UNVERIFIED
         if modifier == "pick":
-            return (row["pick"] if row["pick"] else c.published_pick) or ""
-        return shown(c, value, bare=modifier == "bare")
+            pick = row["pick"] or c.published_pick or ""
+            return pick if pick in own_names else md(pick)
+        text = shown(c, value, bare=modifier == "bare")
+        if c.unit == "text" and text != shown(c, c.published, bare=modifier == "bare"):
+            return md(text)    # a text the source printed; the published one is our own text
+        return text
     return lookup
 
 
@@ -107,28 +120,32 @@ def rendered_tables(rules: R.RuleSet, rows: dict[str, dict], page: R.Page) -> li
 
 
 def _evidence(rules: R.RuleSet, row: dict) -> str:
+    """The inputs of one evaluation, for a table cell: every scraped value escaped, links only
+    to http(s) sources."""
     parts = []
     for i in row["inputs"]:
         if not i["used"] and i["input_status"] == "ok" and i["role"] != "cited":
             continue
-        who = rules.provider_name(i["provider"])
-        what = i["offer_key"] or i["fact"] or ""
+        who = md(rules.provider_name(i["provider"]))
+        what = md(i["offer_key"] or i["fact"] or "")
         if i["input_status"] != "ok":
-            parts.append(f"{who} {what}: {i['input_status']}")
+            parts.append(f"{who} {what}: {md(i['input_status'])}")
             continue
         if i["fact"]:
-            value = i["value_text"] if i["value_text"] is not None else f"{i['value_num']:g}"
+            value = md(i["value_text"]) if i["value_text"] is not None else f"{i['value_num']:g}"
         else:
             value = f"${Decimal(i['price_per_hour']).normalize():f}/h"
             if i["gpu_count"] and i["gpu_count"] > 1:
                 value += f" (${Decimal(i['price_per_gpu_hour']).normalize():f} per GPU)"
         seen = i["observed_at"].astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if i["observed_at"] else "?"
-        parts.append(f"{who} `{what}` {value} ({i['role']}) [{i['source_url']}]({i['source_url']}) captured {seen}")
+        parts.append(f"{who} {what} {value} ({md(i['role'])}) {md_link(i['source_url'])} captured {seen}")
     return "<br>".join(parts) or "(no price input)"
 
 
-def _cell(text) -> str:
-    return str(text or "").replace("|", "\\|").replace("\n", " ")
+def _why(status: str, reason, note) -> str:
+    """A status with its reason and note (stored text that may quote a page), for a cell."""
+    return (status + (f": {md(reason, PROSE_MAX)}" if reason else "")
+            + (f" · {md(note, PROSE_MAX)}" if note else ""))
 
 
 def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.RuleSet | None = None) -> list[Path]:
@@ -146,20 +163,21 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
     for r in evaluations:
         counts[r["status"]] += 1
     lines = [f"# Published claims as of {snapshot:%Y-%m-%d %H:%M} UTC", "",
-             f"Run `{evaluations[0]['run_id']}` · " + " · ".join(f"{s}: {counts[s]}" for s in
+             f"Run {md_code(evaluations[0]['run_id'])} · " + " · ".join(f"{s}: {counts[s]}" for s in
                                                               ("holds", "drifted", "unverifiable")), ""]
     attention = [r for r in evaluations if r["status"] != "holds"]
     lines += ["## Needs attention", ""]
     if attention:
         lines += ["| claim | status | published | current | why |", "|---|---|---|---|---|"]
-        lines += [f"| `{r['claim_id']}` | {r['status']} | {_cell(r['published_text'])} | {_cell(r['current_text'] or '—')} "
-                  f"| {_cell(r['reason'])} |" for r in attention]
+        lines += [f"| {md_code(r['claim_id'], in_table=True)} | {md(r['status'])} | {own_cell(r['published_text'])} "
+                  f"| {md(r['current_text'] or '—')} | {md(r['reason'], PROSE_MAX)} |" for r in attention]
     else:
         lines.append("Every claim holds.")
     notes = [r for r in evaluations if r["note"] and r["kind"] == "from_price" and "cheaper" in r["note"]]
     if notes:
         lines += ["", "### Cheaper fitting configurations (the page's pick is kept as written)", ""]
-        lines += [f"- `{r['claim_id']}` ({r['pick']} from {r['current_text']}): {r['note']}" for r in notes]
+        lines += [f"- {md_code(r['claim_id'])} ({md(r['pick'])} from {md(r['current_text'])}): {md(r['note'], PROSE_MAX)}"
+                  for r in notes]
     written = []
     for page in rules.pages.values():
         page_rows = [r for r in evaluations if r["page"] == page.id]
@@ -172,15 +190,15 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
             paste += block
             lines += block
             for r in changed:
-                lines.append(f"- `{r['claim_id']}` {r['status']}: {r['reason']}")
+                lines.append(f"- {md_code(r['claim_id'])} {_why(md(r['status']), r['reason'], None)}")
             if changed:
                 lines.append("")
         lines += ["### Every claim", "", "| claim | says | published | current | status | evidence |",
                   "|---|---|---|---|---|---|"]
         for r in page_rows:
-            status = r["status"] + (f": {r['reason']}" if r["reason"] else "") + (f" · {r['note']}" if r["note"] else "")
-            lines.append(f"| `{r['claim_id']}` | {_cell(r['says_ja'])} | {_cell(r['published_text'])} | "
-                         f"{_cell(r['current_text'] or '—')} | {_cell(status)} | {_evidence(rules, r)} |")
+            lines.append(f"| {md_code(r['claim_id'], in_table=True)} | {own_cell(r['says_ja'])} | "
+                         f"{own_cell(r['published_text'])} | {md(r['current_text'] or '—')} | "
+                         f"{_why(md(r['status']), r['reason'], r['note'])} | {_evidence(rules, r)} |")
         path = out_dir / f"{page.id}.tables.md"
         path.write_text("\n".join(paste).rstrip() + "\n", encoding="utf-8")
         written.append(path)
