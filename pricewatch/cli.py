@@ -1,10 +1,18 @@
-"""The `pricewatch` command."""
+"""The `pricewatch` command.
+
+Every command fails the same way: one line on stderr (`error: ...`) and a non-zero exit, never
+a traceback (pricewatch/clitools.py: GuardedGroup); bad input is refused before anything runs.
+Text from outside (scraped labels, errors quoting a page, query results) reaches the console
+only through pricewatch.text.console; `--format csv/json` print the raw values.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -12,10 +20,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from pricewatch.clitools import (DbOption, GuardedGroup, cell, check_db_writable, error_text, fail,
+                                 open_query_connection, open_read_only, refused_statement, say, set_debug)
+from pricewatch.text import console as esc
+
 app = typer.Typer(help="GPU rental prices: scrape, archive, store, and keep published claims true.",
-                  no_args_is_help=True, add_completion=False)
-from pricewatch.clitools import DbOption, err, open_read_only
-from pricewatch.clitools import db_path as _db
+                  no_args_is_help=True, add_completion=False, cls=GuardedGroup)
+
+
+@app.callback()
+def _options(debug: bool = typer.Option(False, "--debug", help="let an error through with its traceback "
+                                                                 "(also PRICEWATCH_DEBUG=1)")):
+    set_debug(debug)
 
 
 def _quiet_prefect() -> None:
@@ -41,29 +57,33 @@ def run(
     such as captures/ (one run per date, oldest first).
     Exits 0 when at least one provider succeeded in every run, 1 when a run had none.
     """
-    _quiet_prefect()
+    known = _known_providers()
+    unknown = [p for p in provider or [] if p not in known]
+    if unknown:
+        fail(f"unknown provider{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+             f"(known: {', '.join(known)})")
+    db_file = check_db_writable(db)
     if as_of and not replay:
-        err.print("[red]--as-of only applies to a replay (a live run is observed now)[/red]")
-        raise typer.Exit(2)
+        fail("--as-of only applies to a replay (a live run is observed now)")
+    _quiet_prefect()
     from flows.nightly import nightly, parse_as_of
     from flows.outcome import summary_of
     try:
         parse_as_of(as_of)
     except ValueError as exc:
-        err.print(f"[red]--as-of: {exc}[/red]")
-        raise typer.Exit(2)
-    if replay and not replay.exists():
-        err.print(f"[red]replay archive not found: {replay}[/red]")
-        raise typer.Exit(2)
-    from pricewatch.collect import replay_batches
-    batches = replay_batches(replay) if replay else [None]
-    if as_of and len(batches) > 1:
-        err.print(f"[red]--as-of needs a single capture set; {replay} holds {len(batches)} dated folders[/red]")
-        raise typer.Exit(2)
+        fail(str(exc))
+    if replay:
+        batches = _replay_batches(replay, provider or None)
+        if as_of and len(batches) > 1:
+            fail(f"--as-of needs a single capture set; {replay} holds {len(batches)} dated folders")
+    else:
+        if archive_dir.exists() and not archive_dir.is_dir():
+            fail(f"--archive-dir {archive_dir} is a file, not a folder")
+        batches = [None]
     ok = True
     for batch in batches:
         # return_state: a run where every provider failed ends Failed but still has a summary.
-        state = nightly(db_path=_db(db), replay=str(batch) if batch else None, as_of=as_of,
+        state = nightly(db_path=db_file, replay=str(batch) if batch else None, as_of=as_of,
                         archive_dir=str(archive_dir), providers=provider or None, return_state=True)
         summary = summary_of(state)
         _print_summary(summary)
@@ -71,21 +91,84 @@ def run(
     raise typer.Exit(0 if ok else 1)
 
 
+def _known_providers() -> list[str]:
+    from pricewatch.collect import all_providers
+    return all_providers()
+
+
+def _replay_batches(replay: Path, providers: list[str] | None) -> list[Path]:
+    """What the flow would read first, read before any crawl: each run of the archive and the
+    providers it holds. A missing, corrupt, truncated or empty archive is refused here in one
+    line; a dated folder holding none of the providers asked for is skipped with a note."""
+    from pricewatch.collect import providers_in_archive, replay_batches
+    if not replay.exists():
+        fail(f"replay archive not found: {replay}")
+    batches = replay_batches(replay)
+    runnable, skipped = [], []
+    for batch in batches:
+        with _archive_warnings() as warnings:
+            try:
+                present = providers_in_archive(batch)
+            except Exception as exc:  # noqa: BLE001 - archive errors of any kind
+                msg = error_text(exc)
+                fail(msg if str(batch) in msg else f"replay {batch}: {msg}")
+        # A bad file in a folder is skipped by the archive (warned once per process): say so
+        # here, once, since the flow will not warn again.
+        for w in warnings:
+            say(w, style="yellow", prefix="warning: ")
+        wanted = [p for p in (providers or present) if p in present]
+        if wanted:
+            runnable.append(batch)
+        else:
+            skipped.append((batch, present))
+    if not runnable:
+        batch, present = skipped[0]
+        holds = f" (it holds: {', '.join(present)})" if present else ""
+        what = f"responses of {', '.join(providers)}" if providers else "responses of any known provider"
+        fail(f"replay {batch if len(batches) == 1 else replay} has no {what}{holds}")
+    for batch, present in skipped:
+        say(f"skipped {batch}: no responses of {', '.join(providers or []) or 'any known provider'}",
+            style="yellow", prefix="note: ")
+    return runnable
+
+
+@contextmanager
+def _archive_warnings():
+    """Collects what the archive reader logs while the CLI checks a replay, so a bad file is
+    reported in one line (the error, or one warning) instead of a log line and an error."""
+    records: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    log = logging.getLogger("pricewatch.archive")
+    handler, propagate = _Collect(level=logging.WARNING), log.propagate
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        yield records
+    finally:
+        log.removeHandler(handler)
+        log.propagate = propagate
+
+
 def _print_summary(summary: dict) -> None:
     out = Console()
-    table = Table(title=f"run {summary['run_id']} ({summary['status']})"
-                  + ("" if summary["loaded"] else " - already loaded, nothing changed"))
+    table = Table(title=esc(f"run {summary['run_id']} ({summary['status']})"
+                            + ("" if summary["loaded"] else " - already loaded, nothing changed")))
     for col in ("provider", "status", "offers", "seconds", "error / warnings"):
         table.add_column(col)
     for name, p in summary["providers"].items():
-        note = p["error"] or "; ".join(p["warnings"])
-        table.add_row(name, p["status"], str(p["offers"]), f"{p['duration_s'] or 0:.1f}", note or "")
+        note = p["error"] or "\n".join(p["warnings"])
+        table.add_row(esc(name), esc(p["status"]), str(p["offers"]), f"{p['duration_s'] or 0:.1f}",
+                      cell(note, max_len=600))
     out.print(table)
-    out.print(f"snapshot observed at {summary['observed_at']} -> {summary['db']}")
+    out.print(esc(f"snapshot observed at {summary['observed_at']} -> {summary['db']}"), soft_wrap=True)
     claims = summary.get("claims")
     if claims:
-        out.print("published claims: " + " · ".join(f"{s} {n}" for s, n in claims["counts"].items())
-                  + " (pricewatch claims)")
+        out.print(esc("published claims: " + " · ".join(f"{s} {n}" for s, n in claims["counts"].items())
+                      + " (pricewatch claims)"))
 
 
 @app.command()
@@ -94,16 +177,25 @@ def query(
     db: Optional[Path] = DbOption,
     fmt: str = typer.Option("table", "--format", help="table | csv | json"),
 ):
-    """Run SQL against the warehouse, opened read-only."""
+    """Run SQL against the warehouse, opened read-only.
+
+    Only reads run: SELECT (WITH, FROM, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN and PRAGMAs that
+    read (table_info, ...). The connection is read-only with DuckDB's external access off and
+    its configuration locked: no ATTACH, COPY TO, reading other files, INSTALL/LOAD or SET.
+    """
+    import duckdb
     if fmt not in ("table", "csv", "json"):
-        err.print("[red]--format must be table, csv or json[/red]")
-        raise typer.Exit(2)
-    con = open_read_only(db)
+        fail("--format must be table, csv or json")
+    con = open_query_connection(db)
     try:
+        why = refused_statement(con, sql)
+        if why:
+            fail(f"query refused: {why}; pricewatch query is read-only (SELECT, WITH, DESCRIBE, SHOW, "
+                 "EXPLAIN, PRAGMA table_info)", 1)
         df = con.execute(sql).df()
-    except Exception as exc:
-        err.print(f"[red]{type(exc).__name__}: {exc}[/red]")
-        raise typer.Exit(1)
+    except duckdb.Error as exc:
+        # DuckDB appends the query with a caret under the error: not readable on one line.
+        fail("query failed: " + str(exc).split("\nLINE ")[0], 1)
     finally:
         con.close()
     if fmt == "csv":
@@ -113,9 +205,9 @@ def query(
     else:
         table = Table(show_lines=False)
         for c in df.columns:
-            table.add_column(str(c))
+            table.add_column(cell(c))
         for row in df.itertuples(index=False):
-            table.add_row(*["" if _isnull(v) else str(v) for v in row])
+            table.add_row(*["" if _isnull(v) else cell(v) for v in row])
         Console(width=max(120, Console().width)).print(table)
 
 
@@ -135,6 +227,10 @@ def build_captures_cmd(
 ):
     """Rebuild the shipped WARC captures from their readable sources (deterministic)."""
     from pricewatch.captures import build_captures
+    from pricewatch.clitools import check_out_dir
+    if not src.is_dir():
+        fail(f"capture sources not found: {src} is not a folder")
+    check_out_dir(out, "OUT")
     for path in build_captures(src, out, provider or None):
         typer.echo(path)
 
@@ -144,10 +240,12 @@ def alerts(
     db: Optional[Path] = DbOption,
     as_json: bool = typer.Option(False, "--json", help="JSON records, with each alert's body and details"),
     pending: bool = typer.Option(False, "--pending", help="only alerts not delivered yet (retried on the next run)"),
-    limit: Optional[int] = typer.Option(None, "--limit", help="newest N alerts only"),
+    limit: Optional[int] = typer.Option(None, "--limit", help="newest N alerts only (N >= 1)"),
 ):
     """Alerts raised by the runs (newest first): state, kind, what changed, delivery attempts."""
     from pricewatch.alerts import list_alerts
+    if limit is not None and limit < 1:
+        fail(f"--limit must be 1 or more (got {limit})")
     con = open_read_only(db)
     try:
         rows = list_alerts(con, pending_only=pending, limit=limit)
@@ -160,8 +258,8 @@ def alerts(
     for col in ("created", "state", "kind", "alert", "tries", "last error"):
         table.add_column(col)
     for r in rows:
-        table.add_row(f"{r['created_at']:%Y-%m-%d %H:%M}", r["state"], r["kind"], r["title"],
-                      str(r["attempts"]), r["last_error"] or "")
+        table.add_row(f"{r['created_at']:%Y-%m-%d %H:%M}", cell(r["state"]), cell(r["kind"]), cell(r["title"]),
+                      str(r["attempts"]), cell(r["last_error"]))
     Console(width=max(140, Console().width)).print(table)
 
 
@@ -181,8 +279,7 @@ def serve(
     try:
         code = serve_stack(host, port, home, api_url, echo=lambda m: typer.echo(m))
     except (RuntimeError, TimeoutError, FileNotFoundError) as exc:
-        err.print(f"[red]{exc}[/red]")
-        raise typer.Exit(1)
+        fail(error_text(exc), 1)
     raise typer.Exit(code)
 
 

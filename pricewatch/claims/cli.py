@@ -12,8 +12,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from pricewatch.clitools import err
+from pricewatch.clitools import DbOption, cell, check_out_dir, fail, say
 from pricewatch.clitools import open_read_only as _open
+
+
+STATUSES = ("holds", "drifted", "unverifiable")
 
 
 def _has_claims(con) -> bool:
@@ -49,13 +52,15 @@ def _input_line(i: dict) -> str:
 def register(app: typer.Typer) -> None:
     @app.command()
     def claims(
-        db: Optional[Path] = typer.Option(None, "--db", help="DuckDB file (default: $PRICEWATCH_DB or data/pricewatch.duckdb)"),
+        db: Optional[Path] = DbOption,
         as_json: bool = typer.Option(False, "--json", help="JSON: every claim with its inputs"),
         page: Optional[str] = typer.Option(None, "--page", help="only this page (rules/<page>/)"),
         status: Optional[str] = typer.Option(None, "--status", help="only holds | drifted | unverifiable"),
     ):
         """The latest evaluation of every published claim: status, published and current value, inputs."""
         from pricewatch.claims.report import latest
+        if status and status not in STATUSES:
+            fail(f"--status must be one of {', '.join(STATUSES)} (got {status})")
         con = _open(db)
         try:
             rows = latest(con) if _has_claims(con) else []
@@ -63,22 +68,24 @@ def register(app: typer.Typer) -> None:
             con.close()
         rows = [r for r in rows if (not page or r["page"] == page) and (not status or r["status"] == status)]
         if not rows:
-            err.print("[yellow]no claim evaluations (run `pricewatch run` first, or check --page/--status)[/yellow]")
+            say("no claim evaluations (run `pricewatch run` first, or check --page/--status)", style="yellow",
+                prefix="")
             raise typer.Exit(1)
         if as_json:
             out = [{**{k: _jsonable(r[k]) for k in CLAIM_FIELDS},
                     "inputs": [{k: _jsonable(i[k]) for k in INPUT_FIELDS} for i in r["inputs"]]} for r in rows]
             sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
             return
-        table = Table(title=f"claims as of {rows[0]['snapshot_at']:%Y-%m-%d %H:%M} UTC (run {rows[0]['run_id']})")
+        table = Table(title=cell(f"claims as of {rows[0]['snapshot_at']:%Y-%m-%d %H:%M} UTC (run {rows[0]['run_id']})"))
         for col in ("claim", "page", "status", "published", "current", "inputs", "why / note"):
             table.add_column(col, overflow="fold")
         colour = {"holds": "green", "drifted": "red", "unverifiable": "yellow"}
         for r in rows:
             used = [i for i in r["inputs"] if i["used"] or i["role"] == "cited" or i["input_status"] != "ok"]
-            table.add_row(r["claim_id"], r["page"], f"[{colour[r['status']]}]{r['status']}[/]", r["published_text"],
-                          r["current_text"] or "—", "\n".join(_input_line(i) for i in used[:4]),
-                          "; ".join(x for x in (r["reason"], r["note"]) if x))
+            table.add_row(cell(r["claim_id"]), cell(r["page"]),
+                          f"[{colour.get(r['status'], 'white')}]{cell(r['status'])}[/]", cell(r["published_text"]),
+                          cell(r["current_text"] or "—"), "\n".join(cell(_input_line(i)) for i in used[:4]),
+                          cell("; ".join(x for x in (r["reason"], r["note"]) if x), max_len=600))
         Console(width=max(160, Console().width)).print(table)
         counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("holds", "drifted", "unverifiable")}
         Console().print(" · ".join(f"{k}: {v}" for k, v in counts.items()))
@@ -86,20 +93,19 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def report(
         out: Path = typer.Option(..., "--out", help="folder for claims-report.md and <page>.tables.md"),
-        db: Optional[Path] = typer.Option(None, "--db", help="DuckDB file (default: $PRICEWATCH_DB or data/pricewatch.duckdb)"),
+        db: Optional[Path] = DbOption,
     ):
         """Markdown claims report: every claim with its evidence, and both pages' tables re-rendered
         with current prices in the pages' own layout (<page>.tables.md, ready to paste)."""
         from pricewatch.claims.report import write_report
+        check_out_dir(out)
         con = _open(db)
         try:
             if not _has_claims(con):
-                err.print("[red]no claim evaluations in the warehouse yet (run `pricewatch run` first)[/red]")
-                raise typer.Exit(1)
+                fail("no claim evaluations in the warehouse yet (run `pricewatch run` first)", 1)
             paths = write_report(con, out)
         except LookupError as exc:
-            err.print(f"[red]{exc}[/red]")
-            raise typer.Exit(1)
+            fail(str(exc), 1)
         finally:
             con.close()
         for p in paths:
