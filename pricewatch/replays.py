@@ -1,17 +1,24 @@
 """Which providers and runs a replay archive holds: spiders found by their domains, dated
-folders as a history, each provider's capture time. Used by the flow before any crawl."""
+folders as a history, each provider's capture time. Used by the flow before any crawl.
+
+A bad WARC file (not WARC, empty, cut off, damaged: see pricewatch/archive.py) is never
+replayed. ``scan_archive`` says what that costs: the providers whose evidence was only in bad
+files are ``failed`` with one line naming the file and what is wrong (never silently absent),
+the others still replay from the good files."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from scrapy.settings import Settings
 from scrapy.spiderloader import SpiderLoader
 
-from pricewatch.archive import ReplayIndex
+from pricewatch.archive import ArchiveError, load_archive, provider_from_name
 
 SETTINGS_MODULE = "spiders.settings"
 
@@ -26,16 +33,103 @@ def all_providers() -> list[str]:
     return sorted(spider_loader().list())
 
 
-def providers_in_archive(replay: Path) -> list[str]:
-    """Providers with at least one response in the archive (matched on the spider's domains)."""
-    hosts = ReplayIndex.load(replay).hosts()
+@lru_cache(maxsize=1)
+def provider_domains() -> dict[str, tuple[str, ...]]:
+    """Each spider's ``allowed_domains``."""
     loader = spider_loader()
-    found = []
-    for name in loader.list():
-        domains = getattr(loader.load(name), "allowed_domains", None) or []
-        if any(h == d or h.endswith("." + d) for h in hosts for d in domains):
-            found.append(name)
-    return sorted(found)
+    return {name: tuple(getattr(loader.load(name), "allowed_domains", None) or ())
+            for name in sorted(loader.list())}
+
+
+def providers_of_host(host: str) -> list[str]:
+    return [name for name, domains in provider_domains().items()
+            if any(host == d or host.endswith("." + d) for d in domains)]
+
+
+@dataclass
+class ArchiveScan:
+    """What a replay archive (a WARC file or folder) holds, bad files included."""
+
+    path: Path
+    providers: list[str] = field(default_factory=list)        # with responses in good files
+    failed: dict[str, str] = field(default_factory=dict)      # provider -> one line: its files are all bad
+    warnings: dict[str, list[str]] = field(default_factory=dict)  # provider -> bad files skipped, good ones kept
+    problems: list[str] = field(default_factory=list)         # one line per bad file
+    unknown_hosts: list[str] = field(default_factory=list)    # good responses no spider claims
+    captured_at: dict[str, datetime] = field(default_factory=dict)  # earliest good record per provider
+    files: int = 0
+    errors: list[ArchiveError] = field(default_factory=list, repr=False)  # the bad files' errors
+
+    def no_provider_message(self) -> str:
+        """One line for an archive with nothing any spider can replay."""
+        line = f"no known provider has responses in {self.path}"
+        parts = []
+        if self.unknown_hosts:
+            shown = self.unknown_hosts[:6]
+            more = len(self.unknown_hosts) - len(shown)
+            parts.append("hosts: " + ", ".join(shown) + (f" and {more} more" if more > 0 else ""))
+        if self.problems:
+            parts.append(f"{len(self.problems)} unreadable WARC file(s): {self.problems[0]}"
+                         + (f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""))
+        if not self.files:
+            parts.append("it holds no WARC file (*.warc, *.warc.gz)")
+        elif not parts:
+            parts.append("it holds no response record")
+        return line + "; " + "; ".join(parts)
+
+
+def _clean_host(host: str) -> str:
+    return "".join(c for c in host if c.isprintable() and not c.isspace())[:100] or "(no host)"
+
+
+def scan_archive(replay: Path) -> ArchiveScan:
+    """Reads the archive once and never raises for a bad file (``FileNotFoundError`` only
+    when the path does not exist): see ``ArchiveScan``."""
+    contents = load_archive(Path(replay))
+    scan = ArchiveScan(Path(replay), files=len(contents.files), problems=contents.problems)
+    good: set[str] = set()
+    unknown: set[str] = set()
+    for r in contents.responses:
+        host = urlsplit(r.url).hostname or ""
+        names = providers_of_host(host)
+        if not names:
+            unknown.add(_clean_host(host))
+        for name in names:
+            good.add(name)
+            t = r.ref.captured_at
+            scan.captured_at[name] = min(scan.captured_at.get(name, t), t)
+    scan.providers = sorted(good)
+    scan.unknown_hosts = sorted(unknown)
+    known = set(provider_domains())
+    bad: dict[str, list[ArchiveError]] = {}
+    for err in contents.errors:
+        owners = {p for h in err.hosts for p in providers_of_host(h)}
+        owners |= {p for p in err.providers | {provider_from_name(Path(err.file))} if p in known}
+        for p in sorted(owners):
+            if p in good:
+                scan.warnings.setdefault(p, []).append(f"skipped unreadable {err}")
+            else:
+                bad.setdefault(p, []).append(err)
+    for p, errs in sorted(bad.items()):
+        more = f" (and {len(errs) - 1} more bad file(s))" if len(errs) > 1 else ""
+        scan.failed[p] = f"{p}: replay archive unreadable: {errs[0]}{more}"
+    scan.errors = contents.errors
+    return scan
+
+
+def providers_in_archive(replay: Path) -> list[str]:
+    """Providers with at least one response in the archive (matched on the spider's domains).
+    A single WARC file that is bad raises ``ArchiveError`` (one line); in a folder a bad file
+    is skipped (see ``scan_archive`` for the providers it leaves failed)."""
+    scan = scan_archive(replay)
+    if Path(replay).is_file() and scan.errors:
+        raise scan.errors[0]
+    return scan.providers
+
+
+def failed_providers_in_archive(replay: Path) -> dict[str, str]:
+    """Providers whose only evidence in the archive is in bad files: provider -> one line."""
+    return scan_archive(replay).failed
 
 
 def replay_batches(path: Path) -> list[Path]:
@@ -44,8 +138,11 @@ def replay_batches(path: Path) -> list[Path]:
     history is rebuilt in order."""
     path = Path(path)
     if path.is_dir():
-        dated = sorted(p for p in path.iterdir()
-                       if p.is_dir() and re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{4,6}Z?)?", p.name))
+        try:
+            dated = sorted(p for p in path.iterdir()
+                           if p.is_dir() and re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{4,6}Z?)?", p.name))
+        except OSError as exc:
+            raise ArchiveError(path, f"cannot be listed ({exc.strerror or exc})") from None
         if dated:
             return dated
     return [path]
@@ -53,19 +150,9 @@ def replay_batches(path: Path) -> list[Path]:
 
 def archive_capture_times(replay: Path) -> dict[str, datetime]:
     """Each provider's earliest record time in a replayed archive: the snapshot time of a
-    provider whose replay stored no offers (a failed crawl is dated by its evidence too)."""
-    index = ReplayIndex.load(replay)
-    loader = spider_loader()
-    out: dict[str, datetime] = {}
-    for name in loader.list():
-        domains = getattr(loader.load(name), "allowed_domains", None) or []
-        for records in index.responses.values():
-            for r in records:
-                h = host_of(r.url)
-                if any(h == d or h.endswith("." + d) for d in domains):
-                    t = r.ref.captured_at
-                    out[name] = min(out.get(name, t), t)
-    return out
+    provider whose replay stored no offers (a failed crawl is dated by its evidence too).
+    Bad files are left out (never raises for one)."""
+    return scan_archive(replay).captured_at
 
 
 def host_of(url: str) -> str:

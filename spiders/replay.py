@@ -3,15 +3,24 @@
 Set as the http/https handler when PRICEWATCH_REPLAY is set, so a replay goes through the
 same engine, downloader middlewares (retry, robots.txt, compression), spider and pipelines
 as a live crawl; only the socket is replaced. A URL missing from the archive is a 404.
+
+A bad WARC file is never served (pricewatch/archive.py): in a folder it is skipped with one
+warning line; a single bad file leaves nothing to serve, and the crawl fails with that line
+(in ``pricewatch/failed_urls``) instead of a traceback.
 """
 
 from __future__ import annotations
+
+import logging
+from pathlib import Path
 
 from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
 
-from pricewatch.archive import ReplayIndex
+from pricewatch.archive import ArchiveError, ReplayIndex
+
+logger = logging.getLogger(__name__)
 
 
 class WarcReplayDownloadHandler(BaseDownloadHandler):
@@ -23,8 +32,20 @@ class WarcReplayDownloadHandler(BaseDownloadHandler):
         path = crawler.settings.get("PRICEWATCH_REPLAY")
         # One index per archive per process: http and https handlers share served-counters.
         if path not in self._indexes:
-            self._indexes[path] = ReplayIndex.load(path)
+            try:
+                self._indexes[path] = ReplayIndex.load(path)
+            except (ArchiveError, OSError) as exc:
+                logger.error("replay archive unreadable: %s", exc)
+                # The crawl report cuts long lines: the file's name and what is wrong come
+                # first (the crawl log above has the full path).
+                short = f"{Path(exc.file).name}: {exc.reason}" if isinstance(exc, ArchiveError) else str(exc)
+                self._indexes[path] = ReplayIndex(problems=[short], unreadable=True)
         self.index = self._indexes[path]
+        if self.index.unreadable:
+            failed = crawler.stats.get_value("pricewatch/failed_urls", [])
+            line = f"replay archive unreadable: {self.index.problems[0]}"
+            if line not in failed:
+                crawler.stats.set_value("pricewatch/failed_urls", failed + [line])
 
     async def download_request(self, request):
         archived = self.index.next_response(request.url)
