@@ -35,6 +35,7 @@ FLIGHT_LINE = re.compile(rb"([0-9a-f]+):")
 REFERENCE = re.compile(r"^\$[L@]?(?P<id>[0-9a-f]+)$")  # "$L2f", "$@2f", "$2f"
 PRICE = re.compile(r"^\$\s*(?P<amount>\d[\d,]*(?:\.\d+)?)$")  # after RSC unescaping "$$" -> "$"
 UNPRICED = re.compile(r"^(request|contact us|contact sales)$", re.IGNORECASE)
+FOREIGN_PRICE = re.compile(r"^(?:[€£¥₹]|EUR|GBP|JPY|INR)\s*\d[\d,]*(?:\.\d+)?$")  # not the page's "$"
 UNIT = "/hr"
 VRAM = re.compile(r"\((?P<gb>\d+(?:\.\d+)?)\s*GB\)", re.IGNORECASE)
 SUFFIX = re.compile(r"^(?P<base>.+?)\s+(?:\[(?P<bracket>[^\]]+)\]|(?P<word>NVLink))$")
@@ -164,18 +165,21 @@ def read_copy(texts: list[str]) -> dict:
     is not read."""
     was = [t.strip() for t in texts if isinstance(t, Struck) and PRICE.match(t.strip())]
     texts = [t for t in texts if not isinstance(t, Struck)]
-    prices, units, unpriced, badge = [], [], None, None
+    prices, units, unpriced, badge, foreign = [], [], None, None, []
     for i, t in enumerate(texts):
         s = t.strip()
         nxt = texts[i + 1].strip() if i + 1 < len(texts) else ""
         if PRICE.match(s):
             prices.append(s)
             units.append(nxt)
+        elif FOREIGN_PRICE.match(s):
+            foreign.append(s)
         elif UNPRICED.match(s) and unpriced is None:
             unpriced = s
         elif s == "×" and nxt.isdigit() and badge is None:
             badge = int(nxt)
-    return {"prices": prices, "units": units, "unpriced": unpriced, "badge": badge, "struck": was}
+    return {"prices": prices, "units": units, "unpriced": unpriced, "badge": badge, "struck": was,
+            "foreign": foreign}
 
 
 def parse_pricing(text: str, url: str) -> Parsed:
@@ -216,6 +220,11 @@ def parse_pricing(text: str, url: str) -> Parsed:
             if copy["badge"] is not None and copy["badge"] != count:
                 problem = f"quantity badge ×{copy['badge']} differs from the row key's {count}"
                 problems.setdefault(problem, []).append(row)
+                flagged = True
+                continue
+            if copy["foreign"]:
+                problems.setdefault(f"price in another currency ({copy['foreign'][0]!r}), the page was USD '$'",
+                                    []).append(row)
                 flagged = True
                 continue
             if len(set(copy["prices"])) > 1:

@@ -75,15 +75,19 @@ def parse_pricing(text: str, url: str) -> Parsed:
     if not blocks:
         parsed.error(f"{url}: no JSON-LD (<script type=\"application/ld+json\">) in the page")
         return parsed
-    offers = []
+    offers, unreadable = [], False
     for block in blocks:
         read = Parsed()
         document = load_json(block, f"{url} JSON-LD", read)
         if document is None:
             if '"Offer"' in block:  # a broken Organization block costs nothing; a broken offer list does
-                parsed.error(f"{url}: JSON-LD block with offers is not valid JSON")
+                why = read.errors[0].split("(", 1)[-1].rstrip(")") if read.errors else "not valid JSON"
+                parsed.error(f"{url}: JSON-LD block with offers is not readable ({why})")
+                unreadable = True
             continue
         offers.extend(offers_in(document))
+    if unreadable:
+        return parsed   # nothing from a page whose offer list we could not read
     if not offers:
         parsed.error(f"{url}: JSON-LD has no schema.org Offer nodes")
         return parsed

@@ -244,7 +244,7 @@ def test_json_ld_without_offers_fails():
 
 
 def test_broken_offer_json_fails():
-    assert "JSON-LD block with offers is not valid JSON" in failed(page().replace('"price":7.5,', '"price":7.5,,', 1))
+    assert "JSON-LD block with offers is not readable" in failed(page().replace('"price":7.5,', '"price":7.5,,', 1))
 
 
 def test_real_capture_replays_through_the_spider(crawl):
