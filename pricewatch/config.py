@@ -30,6 +30,10 @@ class AlertConfig:
     plausibility_pct: float = 60.0
     # A source that failed this many runs in a row raises one alert (per failure streak).
     failed_runs_threshold: int = 3
+    # How long one alert URL may take to answer (seconds). A receiver that has not answered by
+    # then got the whole request and may well process it: the alert is not sent to it again
+    # (see pricewatch/alerts.py, deliver_alerts). Bounded, and well above a slow 10 s webhook.
+    timeout_s: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,7 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
             raise ConfigError(f"{file}: {exc}") from exc
 
     section = raw.get("alerts", {})
-    unknown = set(section) - {"urls", "plausibility_pct", "failed_runs_threshold"}
+    unknown = set(section) - {"urls", "plausibility_pct", "failed_runs_threshold", "timeout_s"}
     if unknown:
         raise ConfigError(f"{file}: unknown key(s) in [alerts]: {', '.join(sorted(unknown))}")
     urls = section.get("urls", ())
@@ -71,11 +75,14 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
                            "plausibility_pct", float)
     threshold = _number(env.get("PRICEWATCH_ALERT_FAILED_RUNS", section.get("failed_runs_threshold", 3)),
                         "failed_runs_threshold", int)
+    timeout = _number(env.get("PRICEWATCH_ALERT_TIMEOUT_S", section.get("timeout_s", 30)), "timeout_s", float)
+    if not 0 < timeout <= 300:
+        raise ConfigError("alerts.timeout_s must be > 0 and <= 300 (seconds)")
     if plausibility <= 0:
         raise ConfigError("alerts.plausibility_pct must be > 0")
     if threshold < 1:
         raise ConfigError("alerts.failed_runs_threshold must be >= 1")
-    return Config(AlertConfig(urls, plausibility, threshold), file, raw)
+    return Config(AlertConfig(urls, plausibility, threshold, timeout), file, raw)
 
 
 def _number(value, name: str, kind):
