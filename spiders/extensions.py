@@ -50,7 +50,7 @@ def crawl_report(stats: dict, provider: str, reason: str = "finished") -> dict:
         "warc_files": stats.get("pricewatch/warc_files", []),
         "failed_urls": stats.get("pricewatch/failed_urls", []),
         # Requests given up on, by kind (spiders/faults.py): dns, no-route, refused, timeout,
-        # http, retry-after-too-long, dataloss, truncated, other. The flow's retry reads it.
+        # dropped, http, retry-after-too-long, dataloss, truncated, other. The flow's retry reads it.
         "network_faults": {k.rsplit("/", 1)[-1]: v for k, v in stats.items()
                            if k.startswith("pricewatch/network_faults/")},
         "retry_after_waited_s": stats.get("pricewatch/retry_after_waited_s", 0),

@@ -38,11 +38,11 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
-from scrapy.exceptions import (CannotResolveHostError, DownloadConnectionRefusedError, DownloadTimeoutError,
-                               ResponseDataLossError)
+from scrapy.exceptions import (CannotResolveHostError, DownloadConnectionRefusedError, DownloadFailedError,
+                               DownloadTimeoutError, ResponseDataLossError)
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.error import ConnectionRefusedError as TxConnectionRefusedError
-from twisted.internet.error import DNSLookupError, NoRouteError
+from twisted.internet.error import ConnectionDone, ConnectionLost, DNSLookupError, NoRouteError
 from twisted.internet.error import TimeoutError as TxTimeoutError
 from twisted.internet.task import deferLater
 
@@ -184,6 +184,9 @@ class NetworkFaultMiddleware(RetryMiddleware):
         if isinstance(exception, ResponseDataLossError):
             return self._retry_or_fail(request, "data loss", "dataloss",
                                        "body cut off before its Content-Length (connection closed early)")
+        if isinstance(exception, (DownloadFailedError, ConnectionDone, ConnectionLost)):
+            return self._retry_or_fail(request, "connection dropped", "dropped",
+                                       "connection closed before a complete answer")
         if isinstance(exception, self.exceptions_to_retry) and not request.meta.get("dont_retry", False):
             retry = self._retry(request, exception)
             if retry is not None:
