@@ -82,17 +82,16 @@ def band_for(model: str | None) -> tuple[float, float]:
     return tuple(found) if found else DEFAULT_BAND
 
 
-def screen(offers: pd.DataFrame, previous: pd.DataFrame, market: pd.DataFrame | None = None,
+def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | None = None,
            config: GateConfig = GateConfig()) -> pd.DataFrame:
     """offers with held_reason / screen_note filled in (vectorised over the run's offers).
 
     previous: one row per (provider, offer_key) seen in the provider's previous successful run,
     with ``trusted_price`` (the last trusted price per hour), ``last_price`` and ``last_held``
     (its reading then, and whether it was held).
-    market: per provider, GPU model, count and billing, the cheapest trusted per-GPU price
-    (``floor_per_gpu``) in its previous successful run: a never-trusted offer 25% or more below
-    every other provider's floor is held like a jump (a placeholder price on a new tier must
-    not become "the cheapest").
+    cited: per GPU model, count and billing, the cheapest offer the published claims cite now
+    (``cited``, ``cited_price`` per hour): a never-trusted offer below it is held like a jump
+    (a placeholder price on a new tier must not become "the cheapest" of a page at once).
     """
     out = offers.copy()
     out["held_reason"] = None
@@ -106,7 +105,10 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, market: pd.DataFrame | 
     bands = {m: band_for(m) for m in models.drop_duplicates()}
     low = models.map(lambda m: bands[m][0]).astype(float)
     high = models.map(lambda m: bands[m][1]).astype(float)
-    outside = priced & ~per_gpu.between(low, high)
+    # The bands are USD: a price stated in another currency is stored as printed, never
+    # compared with them (claims and "cheapest" views compare USD offers only).
+    usd = out["currency"].fillna("USD").astype(str).str.upper().eq("USD") if "currency" in out else True
+    outside = priced & usd & ~per_gpu.between(low, high)
     for i in out.index[outside]:
         what = models[i] or "any GPU"
         out.at[i, "held_reason"] = (f"${per_gpu[i]:g} per GPU-hour is outside the plausible band "
@@ -125,7 +127,7 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, market: pd.DataFrame | 
     comparable = candidates & (trusted > 0)
     big = comparable & ~confirmed & (move.abs() >= config.move_pct)
     for i in out.index[confirmed]:
-        what = f"moved {move[i]:+.1f}%" if trusted[i] > 0 else "first seen below the market"
+        what = f"moved {move[i]:+.1f}%" if trusted[i] > 0 else "first seen below a cited price"
         out.at[i, "screen_note"] = f"{what}, confirmed by the provider's next run"
     # Who moved each GPU (model, billing) by market_pct or more, up and down, in this run.
     movers = out.loc[comparable & models.notna() & (move.abs() >= config.market_pct), ["provider"]].assign(
@@ -140,19 +142,15 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, market: pd.DataFrame | 
             continue
         out.at[i, "held_reason"] = (f"moved {pct:+.1f}% from the last trusted ${trusted[i]:g}/h; "
                                     "held until the provider's next run confirms it")
-    if market is not None and len(market):
-        never_trusted = candidates & ~confirmed & ~(trusted > 0) & models.notna() \
-            & ~out["is_aggregator"].astype(bool)
+    if cited is not None and len(cited):
+        never_trusted = candidates & ~confirmed & ~(trusted > 0) & models.notna()
         for i in out.index[never_trusted]:
             o = out.loc[i]
-            rivals = market[(market["gpu_model"] == o["gpu_model"]) & (market["gpu_count"] == o["gpu_count"])
-                            & (market["billing"] == o["billing"]) & (market["provider"] != o["provider"])]
-            if not len(rivals):
-                continue
-            floor = float(rivals["floor_per_gpu"].min())
-            if per_gpu[i] <= floor * (1 - config.move_pct / 100):
+            match = cited[(cited["gpu_model"] == o["gpu_model"]) & (cited["gpu_count"] == o["gpu_count"])
+                          & (cited["billing"] == o["billing"])]
+            if len(match) and price[i] < float(match["cited_price"].iloc[0]):
+                c = match.iloc[0]
                 out.at[i, "held_reason"] = (
-                    f"first seen at ${per_gpu[i]:g} per GPU-hour, {100 * (1 - per_gpu[i] / floor):.0f}% below "
-                    f"the cheapest other {o['gpu_model']} x{o['gpu_count']} {o['billing']} (${floor:g}); "
-                    "held until the provider's next run confirms it")
+                    f"first seen at ${price[i]:g}/h, below the ${float(c['cited_price']):g}/h a published claim "
+                    f"cites ({c['cited']}); held until the provider's next run confirms it")
     return out

@@ -13,6 +13,8 @@ from pricewatch import collect
 from pricewatch.alerts import derive_alerts
 from pricewatch.config import AlertConfig
 from spiders.base import Parsed
+from pricewatch.claims.evaluate import evaluate_claims
+from tests.conftest import shipped_exchanges
 from tests.inprocess import run_parsed
 from warehouse import db
 
@@ -176,25 +178,51 @@ def test_many_identical_layout_errors_are_one_short_line_with_a_count():
     assert "rate limited" in outcome.error and len(outcome.error) < 400
 
 
-def test_a_never_seen_offer_far_below_every_other_provider_is_held_until_confirmed(wh):
-    wh.run(0, other=parsed(("H100 SXM", "$2.00")))
-    wh.run(1, other=parsed(("H100 SXM", "$2.00")), acme=parsed(("H100 SXM", "$0.90"), ("L40S", "$0.80")))
+def seed_pages() -> dict[str, Parsed]:
+    """The two seed sources' shipped captures, parsed in-process (what the published page cites:
+    Massed Compute's 8x B200 at $43.46/h, Thunder Compute's A100 80GB at $1.09/h)."""
+    from spiders.massed_compute import parse_pricing
+    from spiders.thunder_compute import parse_offers
+    mc, (pricing, specs) = shipped_exchanges("massed_compute")[0], shipped_exchanges("thunder_compute")
+    return {"massed_compute": parse_pricing(mc["body"].decode(), mc["url"]),
+            "thunder_compute": parse_offers(pricing["body"].decode(), specs["body"].decode(),
+                                            pricing["url"], specs["url"])}
+
+
+def evaluated_run(wh, day: int, **pages) -> dict:
+    run = wh.run(day, known=tuple(pages), **pages)
+    con = db.connect(wh.path)
+    try:
+        evaluate_claims(con, run["run_id"])
+    finally:
+        con.close()
+    return run
+
+
+def test_a_never_seen_offer_that_undercuts_a_cited_price_is_held_until_confirmed(wh):
+    cheap = Parsed()
+    cheap.offer(gpu_label="B200 SXM6", gpu_count=8, billing="on-demand", price_raw="$30.00", price_unit="instance_hour")
+    evaluated_run(wh, 0, **seed_pages())
+    r1 = evaluated_run(wh, 1, **seed_pages(), acme=cheap)
     (reason,) = wh.q("SELECT held_reason FROM held_offers WHERE provider = 'acme'")[0]
-    assert reason.startswith("first seen at $0.9 per GPU-hour, 55% below the cheapest other H100 x1 on-demand ($2)")
-    # Not the cheapest H100 while held; the L40S (no other provider lists one) is not held.
-    assert wh.q("SELECT provider FROM cheapest_offer WHERE gpu_model = 'H100'") == [("other",)]
-    assert wh.q("SELECT count(*) FROM latest_offers WHERE provider = 'acme' AND gpu_label = 'L40S'") == [(1,)]
-    wh.run(2, other=parsed(("H100 SXM", "$2.00")), acme=parsed(("H100 SXM", "$0.90"), ("L40S", "$0.80")))
-    assert wh.q("SELECT provider FROM cheapest_offer WHERE gpu_model = 'H100'") == [("acme",)]
-    assert wh.q("SELECT screen_note FROM latest_offers WHERE provider = 'acme' AND gpu_model = 'H100'") == [
-        ("first seen below the market, confirmed by the provider's next run",)]
+    assert reason == ("first seen at $30/h, below the $43.46/h a published claim cites "
+                      "(massed_compute 8x B200 SXM6 on-demand); held until the provider's next run confirms it")
+    # While held, the claim still rests on Massed Compute and holds.
+    assert wh.q("SELECT status, current_value::DOUBLE FROM claim_evaluations WHERE run_id = ? "
+                "AND claim_id = 'g-cite-massed-b200x8'", [r1["run_id"]]) == [("holds", 43.46)]
+    r2 = evaluated_run(wh, 2, **seed_pages(), acme=cheap)
+    assert wh.q("SELECT screen_note FROM latest_offers WHERE provider = 'acme'") == [
+        ("first seen below a cited price, confirmed by the provider's next run",)]
+    assert wh.q("SELECT status, current_value::DOUBLE FROM claim_evaluations WHERE run_id = ? "
+                "AND claim_id = 'g-cite-massed-b200x8'", [r2["run_id"]]) == [("drifted", 30.0)]
 
 
-def test_a_never_seen_offer_a_little_below_the_market_is_not_held(wh):
-    wh.run(0, other=parsed(("H100 SXM", "$2.00")))
-    wh.run(1, other=parsed(("H100 SXM", "$2.00")), acme=parsed(("H100 SXM", "$1.80")))   # -10 %
+def test_a_never_seen_offer_that_undercuts_nothing_cited_is_not_held(wh):
+    other = Parsed()
+    other.offer(gpu_label="B300 SXM6", gpu_count=1, billing="spot", price_raw="$0.99", price_unit="gpu_hour")
+    evaluated_run(wh, 0, **seed_pages())
+    evaluated_run(wh, 1, **seed_pages(), acme=other)
     assert wh.q("SELECT count(*) FROM held_offers") == [(0,)]
-    assert wh.q("SELECT provider FROM cheapest_offer WHERE gpu_model = 'H100'") == [("acme",)]
 
 
 def test_losing_half_of_the_offers_is_a_collapse():
