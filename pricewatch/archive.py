@@ -254,8 +254,8 @@ def _members(file: Path, data: bytes, hosts: set[str]):
         if not d.eof:
             # What the cut member still shows says whose it was.
             m = re.search(rb"WARC-Target-URI: *(\S+)", b"".join(out))
-            if m:
-                hosts.add(urlsplit(m.group(1).decode("latin-1")).hostname or "")
+            with contextlib.suppress(ValueError):
+                hosts.add(urlsplit(m.group(1).decode("latin-1")).hostname or "" if m else "")
             raise ArchiveError(file, f"cut off: the gzip member at offset {pos} is incomplete "
                                      f"(the file ends at {n} bytes)")
         yield b"".join(out)
@@ -281,7 +281,13 @@ def _read_file(file: Path, data: bytes, hosts: set[str], providers: set[str]) ->
             try:
                 for record in it:
                     n += 1
-                    out.extend(_read_record(file, n, record, hosts, providers))
+                    try:
+                        out.extend(_read_record(file, n, record, hosts, providers))
+                    except ArchiveError:
+                        raise
+                    except Exception as exc:  # e.g. a target URI that is not a URL
+                        raise ArchiveError(file, f"record {n} is not a readable WARC record "
+                                                 f"({_printable(exc, 80)})") from None
                     end = it.get_record_offset() + it.get_record_length()
                     if it.err_count:
                         raise ArchiveError(file, f"{_where(n, record)} is longer than its WARC Content-Length")

@@ -199,7 +199,7 @@ def test_archive_with_hosts_no_spider_knows(tmp_path, fault):
     msg = scan.no_provider_message()
     assert msg == f"no known provider has responses in {path}; hosts: a.example, b.example"
     fault("archive whose hosts no spider knows",
-          expected=f"one line: no known provider has responses in <path>; hosts: a.example, b.example",
+          expected="one line: no known provider has responses in <path>; hosts: a.example, b.example",
           observed=msg)
 
 
