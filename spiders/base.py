@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from spiders.faults import DownloadFailed
+
 from spiders.items import OfferItem, SourceFactItem
 
 
@@ -166,6 +168,8 @@ class PriceSpider(scrapy.Spider):
         request = failure.request
         if failure.check(HttpError):
             what = f"HTTP {failure.value.response.status}"
+        elif failure.check(DownloadFailed):
+            what = str(failure.value)   # already one line: what happened, after how many attempts
         else:
             what = f"{failure.type.__name__}: {failure.getErrorMessage()}"
         self.logger.error("request failed: %s %s", request.url, what)

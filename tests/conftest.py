@@ -13,6 +13,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from pricewatch import collect, service
+from spiders import settings as project_settings
 from pricewatch.archive import write_exchanges
 from pricewatch.captures import load_exchanges
 
@@ -86,7 +87,7 @@ def crawl(tmp_path_factory):
 # A live crawl against a local stand-in for the provider: the stand-in is not the provider's
 # domain, so the offsite filter is off; everything else is the live path (WARC archiving on).
 STANDIN_SETTINGS = {
-    "DOWNLOADER_MIDDLEWARES": {"spiders.middlewares.WarcArchiveMiddleware": 950,
+    "DOWNLOADER_MIDDLEWARES": {**project_settings.DOWNLOADER_MIDDLEWARES,
                                "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None},
     "AUTOTHROTTLE_ENABLED": False,
 }
