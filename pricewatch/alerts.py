@@ -483,6 +483,10 @@ def _undercut(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
                     f" at ${_money(pick['price_per_hour'])}/h, {-pct:.2f}% below the cited ", S(cited["provider"]),
                     " ", S(cited["offer_key"]), f" at ${_money(cited['price_per_hour'])}/h "
                     f"(seen {pick['observed_at']:{UTC_FMT}}).")]
+        note = con.execute("SELECT screen_note FROM offers WHERE run_id = ? AND provider = ? AND offer_key = ?",
+                           [pick.get("offer_run_id"), pick["provider"], pick["offer_key"]]).fetchone()
+        if note and note[0]:
+            lines.append(_L("Checked by the quality gate: ", S(note[0]), "."))
         lines += _hold_note(held, cfg) + _claim_lines(claims) + [_evidence(pick)]
         details = {"cited_provider": cited["provider"], "cited_offer_key": cited["offer_key"],
                    "cited_price_per_hour": cited["price_per_hour"], "provider": pick["provider"],
@@ -619,7 +623,7 @@ def _source_line(con, run: _Run, provider: str, streaks: dict) -> tuple[str, str
                     [provider, run.seq])
     streak = _streak(rows)
     since = f" since {streak[-1]['observed_at']:{UTC_FMT}}" if streak else ""
-    error = streak[0]["error"] if streak and streak[0]["error"] else "no error text"
+    error = _unprefixed(provider, streak[0]["error"] if streak else None)
     return _L("- ", S(provider), f": {len(streak)} failed runs in a row{since}; latest error: ", S(error))
 
 
@@ -656,7 +660,7 @@ def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
                        f"since {first['observed_at']:{UTC_FMT}}; {since_ok}.", "Errors, newest first (each once):"]
         distinct: dict[tuple, list[dict]] = {}
         for h in streak:
-            distinct.setdefault((h["status"], h["error"] or "no error text"), []).append(h)
+            distinct.setdefault((h["status"], _unprefixed(provider, h["error"])), []).append(h)
         for (status, error), runs in distinct.items():
             when = (f"{runs[0]['observed_at']:{UTC_FMT}}" if len(runs) == 1 else
                     f"{len(runs)} runs, {runs[-1]['observed_at']:{UTC_FMT}} to {runs[0]['observed_at']:{UTC_FMT}}")
@@ -690,6 +694,13 @@ def _new_labels(con, run: _Run) -> list[Alert]:
                                  "maps the label.")],
                              {"provider": provider, "label": label, "offers": n}, "info"))
     return out
+
+
+def _unprefixed(provider: str, error: str | None) -> str:
+    """A provider run's error without the provider's name in front (the line names it already)."""
+    if not error:
+        return "no error text"
+    return error[len(provider) + 2:] if error.startswith(f"{provider}: ") else error
 
 
 def _streak(history: list[dict]) -> list[dict]:
