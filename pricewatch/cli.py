@@ -65,13 +65,6 @@ def run(
     db_file = check_db_writable(db)
     if as_of and not replay:
         fail("--as-of only applies to a replay (a live run is observed now)")
-    _quiet_prefect()
-    from flows.nightly import nightly, parse_as_of
-    from flows.outcome import summary_of
-    try:
-        parse_as_of(as_of)
-    except ValueError as exc:
-        fail(str(exc))
     if replay:
         batches = _replay_batches(replay, provider or None)
         if as_of and len(batches) > 1:
@@ -80,6 +73,13 @@ def run(
         if archive_dir.exists() and not archive_dir.is_dir():
             fail(f"--archive-dir {archive_dir} is a file, not a folder")
         batches = [None]
+    _quiet_prefect()
+    from flows.nightly import nightly, parse_as_of
+    from flows.outcome import summary_of
+    try:
+        parse_as_of(as_of)
+    except ValueError as exc:
+        fail(str(exc))
     ok = True
     for batch in batches:
         # return_state: a run where every provider failed ends Failed but still has a summary.
@@ -194,8 +194,7 @@ def query(
                  "EXPLAIN, PRAGMA table_info)", 1)
         df = con.execute(sql).df()
     except duckdb.Error as exc:
-        # DuckDB appends the query with a caret under the error: not readable on one line.
-        fail("query failed: " + str(exc).split("\nLINE ")[0], 1)
+        fail(f"query failed: {error_text(exc)}", 1)
     finally:
         con.close()
     if fmt == "csv":

@@ -84,7 +84,8 @@ class GuardedGroup(TyperGroup):
 def error_text(exc: BaseException) -> str:
     """What an exception says, in one line: its message, or its type when it has none; a
     bare KeyError/AttributeError-like message gets its type so it still says something."""
-    msg = " ".join(str(exc).split())
+    # DuckDB appends the statement with a caret under the fault: unreadable folded into one line.
+    msg = " ".join(str(exc).split("\nLINE ")[0].split())
     if not msg:
         return type(exc).__name__
     if isinstance(exc, (KeyError, IndexError, AttributeError, TypeError, AssertionError, NameError)):
