@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from pricewatch.clitools import (DbOption, GuardedGroup, cell, check_db_writable, error_text, fail,
+from pricewatch.clitools import (DbOption, GuardedGroup, cell, check_db_writable, debug_enabled, error_text, fail,
                                  open_query_connection, open_read_only, refused_statement, say, set_debug)
 from pricewatch.text import console as esc
 
@@ -110,6 +110,8 @@ def _replay_batches(replay: Path, providers: list[str] | None) -> list[Path]:
             try:
                 present = providers_in_archive(batch)
             except Exception as exc:  # noqa: BLE001 - archive errors of any kind
+                if debug_enabled():
+                    raise
                 msg = error_text(exc)
                 fail(msg if str(batch) in msg else f"replay {batch}: {msg}")
         # A bad file in a folder is skipped by the archive (warned once per process): say so
