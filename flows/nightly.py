@@ -6,14 +6,18 @@ Run it with `pricewatch run`, or deploy it with prefect.yaml (cron 02:00 UTC).
 
 from __future__ import annotations
 
+import logging
 import tempfile
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
 from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.states import Failed
 from prefect.tasks import exponential_backoff
 
+from flows.outcome import RunFailed
 from flows.outcome import report as finish_run
 from pricewatch import collect
 from warehouse import db
@@ -42,18 +46,96 @@ def validate_crawl(provider: str, result: collect.CrawlResult | None, error: str
     return collect.judge_crawl(result, previous_counts)
 
 
-@task(name="read-history")
+def _logger():
+    """The run logger inside a flow or task; the module logger when called outside Prefect (tests)."""
+    try:
+        return get_run_logger()
+    except Exception:
+        return logging.getLogger("pricewatch.nightly")
+
+
+@task(name="open-warehouse")
+def open_warehouse(db_path: str) -> dict:
+    """At the start of a run: migrate, store the runs an earlier night had to spool (oldest
+    first), and read each provider's item history for the run monitors. While another process
+    holds the warehouse lock this waits up to PRICEWATCH_HISTORY_WAIT_S (the crawls go on); then
+    the run goes on without history (the monitors compare nothing) and its load keeps trying.
+
+    Returns {"history": {provider: counts} or None, "unspooled": [run_id, ...], "error": str|None}."""
+    logger = _logger()
+    try:
+        with db.session(db_path, wait_s=db.history_wait_s()) as con:
+            db.migrate(con)
+            unspooled = _report_spooled(db.load_spooled(con, db_path))
+            return {"history": db.recent_item_counts(con), "unspooled": unspooled, "error": None}
+    except db.WarehouseLocked as exc:
+        msg = f"{exc}: item history not read, run monitors have no earlier counts to compare"
+        logger.warning(msg)
+        return {"history": None, "unspooled": [], "error": msg}
+
+
 def read_item_history(db_path: str) -> dict[str, list[int]]:
-    with db.session(db_path) as con:
-        db.migrate(con)
-        return db.recent_item_counts(con)
+    """Each provider's recent item counts (open_warehouse without its Prefect task)."""
+    return open_warehouse.fn(db_path)["history"] or {}
 
 
-@task(name="load", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
-def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> bool:
-    # DuckDB allows one writer: a retry covers an analyst's read-write session holding the file.
-    with db.session(db_path) as con:
-        return db.load_run(con, run, provider_runs, offers, facts)
+def _report_spooled(results: list[dict]) -> list[str]:
+    """Logs what loading the spooled runs did; the run ids now in the warehouse, oldest first."""
+    logger = _logger()
+    stored = []
+    for r in results:
+        if r["error"]:
+            logger.error(r["error"])
+        else:
+            logger.info("spooled run %s %s (spool removed)", r["run_id"],
+                        "loaded" if r["loaded"] else "was already in the warehouse")
+            if r["loaded"]:
+                stored.append(r["run_id"])
+    return stored
+
+
+@dataclass
+class LoadResult:
+    """What the load step did. True when this run was stored now (False: already stored, or
+    spooled: then spool names the folder and error says why)."""
+    loaded: bool
+    unspooled: list[str] = field(default_factory=list)  # earlier spooled runs stored now, oldest first
+    spool: str | None = None
+    error: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.loaded
+
+
+@task(name="load")
+def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> LoadResult:
+    """Stores the runs earlier nights spooled, then this one, each in its own transaction.
+
+    DuckDB allows one writer per file: while another process (an analyst's read-write session)
+    holds it, this waits up to PRICEWATCH_LOAD_WAIT_S (default 10 minutes). A run that still
+    cannot be stored, or whose load fails, is never discarded: it is spooled next to the
+    database (warehouse/db.py spool_run) and the next run loads it first.
+
+    """
+    logger = _logger()
+    try:
+        with db.session(db_path, wait_s=db.load_wait_s()) as con:
+            unspooled = _report_spooled(db.load_spooled(con, db_path))
+            loaded = db.load_run(con, run, provider_runs, offers, facts)
+        return LoadResult(loaded, unspooled)
+    except Exception as exc:
+        locked = isinstance(exc, db.WarehouseLocked)
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        path = db.spool_run(db_path, run, provider_runs, offers, facts, reason=why)
+        if locked:
+            waited = f", waited {exc.waited_s:.0f} s" if exc.waited_s >= 1 else ""
+            msg = (f"warehouse locked by {exc.holder}: {exc.path}{waited}; run {run['run_id']} kept in "
+                   f"{path}, loaded by the next run")
+        else:
+            msg = (f"warehouse load failed ({type(exc).__name__}: {why}); run {run['run_id']} kept in "
+                   f"{path}, loaded by the next run")
+        logger.error(msg)
+        return LoadResult(False, spool=str(path), error=msg)
 
 
 @task(name="evaluate-claims", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
@@ -117,7 +199,9 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     # The crawl folder holds only the items and reports of this run: gone when the run ends.
     with tempfile.TemporaryDirectory(prefix="pricewatch-crawl-") as workdir:
         futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir) for p in selected}
-        history = read_item_history(db_path)
+        warehouse = open_warehouse(db_path)
+        history = warehouse["history"] or {}
+        _after_load(db_path, warehouse["unspooled"])
         outcomes = []
         for provider, fut in futures.items():
             fut.wait()
@@ -129,6 +213,9 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
             level = logger.info if outcome.status == "ok" else logger.error
             level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
                   f" ({outcome.error})" if outcome.error else "")
+            if warehouse["history"] is None and outcome.status in ("ok", "suspect"):
+                outcome.warnings.append("run monitors not checked: the item history could not be read "
+                                        "(warehouse locked by another process)")
             for w in outcome.warnings:
                 logger.warning("%s: %s", provider, w)
             outcomes.append(outcome)
@@ -138,7 +225,21 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                                                           Path(replay) if replay else None, _flow_run_id(),
                                                           captured_at=captured,
                                                           known_providers=collect.all_providers())
-    loaded = load_run(db_path, run, provider_runs, offers, facts)
+    stored = load_run(db_path, run, provider_runs, offers, facts)
+    loaded = stored.loaded
+    if stored.spool:
+        # Nothing of this run is in the warehouse yet: claims and alerts wait for the next run.
+        summary = {
+            "run_id": run["run_id"], "status": run["status"], "loaded": False, "spooled": stored.spool,
+            "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
+            "providers": {o.provider: {"status": o.status, "offers": len(o.offers), "error": o.error,
+                                       "warnings": o.warnings, "monitors": o.monitors,
+                                       "duration_s": o.duration_s}
+                          for o in outcomes},
+            "claims": None, "alerts": None, "error": stored.error,
+        }
+        return Failed(message=stored.error, data=RunFailed(stored.error, summary))
+    _after_load(db_path, stored.unspooled)
     claims = evaluate_claims(db_path, run["run_id"])
     alerts = {**derive_alerts(db_path, run["run_id"]), **deliver_alerts(db_path)}
     summary = {
@@ -154,6 +255,17 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     logger.info("run %s: %s%s", run["run_id"], run["summary"],
                 "" if loaded else " (already in the warehouse: nothing changed)")
     return finish_run(summary)
+
+
+def _after_load(db_path: str, run_ids: list[str]) -> None:
+    """Claims and alerts of runs an earlier night spooled, once they are stored (oldest first),
+    so a change first seen on a spooled night is still evaluated and alerted."""
+    logger = _logger()
+    for run_id in run_ids:
+        for step in (evaluate_claims, derive_alerts):
+            state = step(db_path, run_id, return_state=True)
+            if not state.is_completed():
+                logger.error("spooled run %s: %s did not finish: %s", run_id, step.name, state.message)
 
 
 def parse_as_of(as_of: str | None) -> datetime | None:
