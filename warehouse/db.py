@@ -297,8 +297,8 @@ def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed
     if not len(offers):
         return offers.assign(held_reason=None, screen_note=None)
     previous = con.execute(query_sql("previous_readings"), [observed_at]).df()
-    market = con.execute(query_sql("market_floor"), [observed_at]).df()
-    return quality.screen(offers, previous, market)
+    cited = con.execute(query_sql("cited_prices"), [observed_at]).df()
+    return quality.screen(offers, previous, cited)
 
 
 def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
