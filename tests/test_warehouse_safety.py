@@ -370,6 +370,7 @@ def test_a_spooled_run_that_cannot_load_stays_and_does_not_block_the_others(tmp_
     assert [r["loaded"] for r in results] == [False, True]
     assert bad_dir.exists() and not good_dir.exists()
     assert results[0]["error"].startswith(f"spooled run {bad[0]['run_id']} not loaded (") and "\n" not in results[0]["error"]
+    assert "Constraint Error: CHECK constraint failed on table \"offers\"" in results[0]["error"]  # the refusal itself, not a rollback notice
     assert fetch(path, "SELECT count(*) FROM runs WHERE run_id = ?", [bad[0]["run_id"]])[0][0] == 0
     fault("a spooled run the warehouse refuses (a price violating a CHECK)",
           expected="it stays in the spool with a one-line error; the later spooled run still loads",

@@ -253,11 +253,16 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame
     if not len(frame):
         return
     con.register("incoming_frame", frame[columns])
+    cols = ", ".join(columns)
     try:
-        cols = ", ".join(columns)
         con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming_frame")
-    finally:
-        con.unregister("incoming_frame")
+    except Exception:
+        try:  # in the aborted transaction this fails too: the INSERT's own error is the one to see
+            con.unregister("incoming_frame")
+        except duckdb.Error:
+            pass
+        raise
+    con.unregister("incoming_frame")
 
 
 RUN_COLUMNS = ["run_id", "mode", "observed_at", "snapshot_date", "started_at", "finished_at", "status",
