@@ -20,6 +20,7 @@ from prefect.tasks import exponential_backoff
 from flows.outcome import RunFailed
 from flows.outcome import report as finish_run
 from pricewatch import collect
+from pricewatch.replays import scan_archive
 from warehouse import db
 
 
@@ -27,13 +28,21 @@ class CrawlFailed(RuntimeError):
     """A crawl that a retry might fix (process crash, network errors with no offers)."""
 
 
-@task(name="crawl", task_run_name="crawl-{provider}", retries=2,
+CRAWL_RETRIES = 2
+
+
+@task(name="crawl", task_run_name="crawl-{provider}", retries=CRAWL_RETRIES,
       retry_delay_seconds=exponential_backoff(backoff_factor=10), retry_jitter_factor=0.5)
 def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir: str | None) -> collect.CrawlResult:
+    from prefect.runtime import task_run
     result = collect.run_crawl(provider, Path(workdir), Path(replay) if replay else None,
                                Path(archive_dir) if archive_dir else None)
+    attempt = task_run.run_count or 1
+    result.attempts = attempt
     reason = result.transient_failure()
-    if reason:
+    # The last attempt returns its result: the crawl report (retries, the failing URLs) is
+    # what the provider run records, never lost to a raised exception.
+    if reason and not replay and attempt <= CRAWL_RETRIES:
         raise CrawlFailed(reason)
     return result
 
@@ -138,20 +147,22 @@ def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> LoadResul
         return LoadResult(False, spool=str(path), error=msg)
 
 
-@task(name="evaluate-claims", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
+# The steps after the load wait for the warehouse lock like the load does (bounded), instead
+# of Prefect retries.
+@task(name="evaluate-claims")
 def evaluate_claims(db_path: str, run_id: str) -> dict:
     """Every published claim (rules/) as of this run's snapshot; a run already evaluated is a no-op."""
     from pricewatch.claims.evaluate import evaluate_claims as evaluate
-    with db.session(db_path) as con:
+    with db.session(db_path, wait_s=db.load_wait_s()) as con:
         return evaluate(con, run_id)
 
 
-@task(name="derive-alerts", retries=3, retry_delay_seconds=exponential_backoff(backoff_factor=5))
+@task(name="derive-alerts")
 def derive_alerts(db_path: str, run_id: str) -> dict:
     """Alerts this run raises (pricewatch/alerts.py); deriving a run again adds nothing."""
     from pricewatch.alerts import derive_alerts as derive
     from pricewatch.config import load_config
-    with db.session(db_path) as con:
+    with db.session(db_path, wait_s=db.load_wait_s()) as con:
         return derive(con, run_id, load_config())
 
 
@@ -161,7 +172,7 @@ def deliver_alerts(db_path: str) -> dict:
     failed delivery does not fail the run: the alert stays pending for the next one."""
     from pricewatch.alerts import deliver_alerts as deliver
     from pricewatch.config import load_config
-    with db.session(db_path) as con:
+    with db.session(db_path, wait_s=db.load_wait_s()) as con:
         result = deliver(con, load_config())
     if result["error"]:
         get_run_logger().warning("alerts: %d pending after delivery: %s", result["pending"], result["error"])
@@ -185,15 +196,20 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     started = datetime.now(timezone.utc)
     as_of_dt = parse_as_of(as_of)
     mode = "replay" if replay else "live"
+    unreadable: dict[str, str] = {}   # provider -> one line: its only WARC files are bad
     if replay:
-        present = collect.providers_in_archive(Path(replay))
+        scan = scan_archive(Path(replay))
+        present = scan.providers
         selected = [p for p in (providers or present) if p in present]
-        skipped = sorted(set(collect.all_providers()) - set(selected))
+        unreadable = {p: line for p, line in scan.failed.items() if not providers or p in providers}
+        skipped = sorted(set(collect.all_providers()) - set(selected) - set(unreadable))
         logger.info("replaying %s: providers %s (not in archive, not attempted: %s)", replay, selected, skipped)
+        if not selected and not unreadable:
+            raise ValueError(scan.no_provider_message() if not providers else
+                             f"none of {', '.join(providers)} has responses in {replay}"
+                             + (f" (it holds: {', '.join(present)})" if present else ""))
     else:
         selected = providers or collect.all_providers()
-    if not selected:
-        raise ValueError(f"no known provider has responses in {replay}")
 
     crawl = crawl_provider.with_options(retries=0) if replay else crawl_provider
     # The crawl folder holds only the items and reports of this run: gone when the run ends.
@@ -203,6 +219,9 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         history = warehouse["history"] or {}
         _after_load(db_path, warehouse["unspooled"])
         outcomes = []
+        for provider, line in unreadable.items():
+            logger.error("%s", line)
+            outcomes.append(validate_crawl(provider, None, line, []))
         for provider, fut in futures.items():
             fut.wait()
             state = fut.state
@@ -216,6 +235,8 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
             if warehouse["history"] is None and outcome.status in ("ok", "suspect"):
                 outcome.warnings.append("run monitors not checked: the item history could not be read "
                                         "(warehouse locked by another process)")
+            if replay:
+                outcome.warnings.extend(scan.warnings.get(provider, []))
             for w in outcome.warnings:
                 logger.warning("%s: %s", provider, w)
             outcomes.append(outcome)

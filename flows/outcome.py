@@ -52,7 +52,9 @@ def message(summary: dict) -> str:
     if bad:
         text += "; not ok: " + "; ".join(
             why if why.startswith(name) else f"{name}: {why}" for name, why in bad.items())
-    if not summary.get("loaded", True):
+    if summary.get("spooled"):
+        text += f" ({plain(summary.get('error'), PROSE_MAX)})"
+    elif not summary.get("loaded", True):
         text += " (run already in the warehouse: nothing changed)"
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…"
 

@@ -87,7 +87,8 @@ def run(
                         archive_dir=str(archive_dir), providers=provider or None, return_state=True)
         summary = summary_of(state)
         _print_summary(summary)
-        ok = ok and any(p["status"] == "ok" for p in summary["providers"].values())
+        # A night that could only be spooled (warehouse locked) is not a success yet.
+        ok = ok and not summary.get("spooled") and any(p["status"] == "ok" for p in summary["providers"].values())
     raise typer.Exit(0 if ok else 1)
 
 
@@ -157,8 +158,11 @@ def _archive_warnings():
 
 def _print_summary(summary: dict) -> None:
     out = Console()
-    table = Table(title=esc(f"run {summary['run_id']} ({summary['status']})"
-                            + ("" if summary["loaded"] else " - already loaded, nothing changed")))
+    if summary.get("spooled"):
+        note = f" - NOT loaded: {summary.get('error')}"
+    else:
+        note = "" if summary["loaded"] else " - already loaded, nothing changed"
+    table = Table(title=esc(f"run {summary['run_id']} ({summary['status']})" + note))
     for col in ("provider", "status", "offers", "seconds", "error / warnings"):
         table.add_column(col)
     for name, p in summary["providers"].items():
