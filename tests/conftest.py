@@ -164,8 +164,16 @@ def fault(request):
     expected="retried after 3 s, then ok", observed=...). The table is printed at the end of
     the run (pytest -m fault) and copied into the README."""
     def record(name: str, expected: str, observed: str) -> None:
-        FAULT_ROWS.append((name, expected, observed, request.node.nodeid))
+        # Carried on the test report, so the table is complete under pytest-xdist workers too.
+        request.node.user_properties.append(("fault", (str(name), str(expected), str(observed))))
     return record
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        for key, value in report.user_properties:
+            if key == "fault":
+                FAULT_ROWS.append((*value, report.nodeid))
 
 
 def pytest_terminal_summary(terminalreporter):
