@@ -1,0 +1,46 @@
+"""Alerts: what changed in a run that the editor of the published pages must hear about.
+
+`derive_alerts(con, run_id, config)` compares a run's snapshot with the one before it and
+stores one alert per state change; `deliver_alerts(con, config)` sends the pending ones through
+apprise (pricewatch/notify.py) and keeps what failed for the next delivery.
+
+- price_changed     an offer the claims cited moved (old, new, percent, every claim citing it)
+- offer_disappeared a cited offer is gone from a successful run of its provider, or unpriced
+- undercut          a "cheapest" claim's pick is now a cheaper competitor, not the cited offer
+- claim_status      claims of a page went holds / drifted / unverifiable (one alert per page
+                    and new status, listing each claim)
+- source_failing    a source failed N runs in a row (once per failure streak)
+- source_recovered  that source works again
+- new_gpu_label     a provider lists a GPU label the catalog does not know (once per label)
+
+How the package is cut (one job per module):
+
+- model.py    the Alert record, its fingerprint, id and state; the run it is derived from
+- derive.py   derive_alerts: loads a run, runs the checks below, stores the alerts (backfill)
+- observe.py  price observations, price moves and suspect readings (held, confirmed, refuted)
+- prices.py   price_changed, offer_disappeared, undercut
+- claims.py   claim_status
+- sources.py  source_failing, source_recovered, new_gpu_label
+- deliver.py  deliver_alerts and list_alerts
+- render.py   alert text: source strings made safe per output, bodies cut at BODY_MAX_CHARS
+- store.py    warehouse helpers shared by the modules above
+
+Each module's docstring says the rules of its part (suspect readings, backfill, a first
+failed night, undercuts, text, delivery).
+"""
+
+# Every name the single module alerts.py had, private helpers included, stays importable from here.
+from pricewatch.alerts.claims import _claim_status, _failing_causes, _failure_streaks, _source_line
+from pricewatch.alerts.deliver import deliver_alerts, list_alerts
+from pricewatch.alerts.derive import _load_run, _newer_derived, derive_alerts
+from pricewatch.alerts.model import Alert, _Run
+from pricewatch.alerts.observe import _held, _hold_note, _moves, _observations, _resolve_suspects
+from pricewatch.alerts.prices import (CITING_ROLES, _citing_claims, _disappeared, _price_alerts,
+                                      _screen_first_seen, _undercut, _undercut_states, _watched)
+from pricewatch.alerts.render import (BODY_MAX_CHARS, TITLE_MAX_CHARS, UTC_FMT, S, _cap, _claim_lines, _dec,
+                                      _evidence, _L, _money, _render, _shown)
+from pricewatch.alerts.sources import _new_labels, _source_health, _streak, _unprefixed
+from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows
+
+__all__ = ["Alert", "BODY_MAX_CHARS", "CITING_ROLES", "S", "TITLE_MAX_CHARS", "UTC_FMT",
+           "deliver_alerts", "derive_alerts", "list_alerts"]

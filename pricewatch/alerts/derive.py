@@ -1,0 +1,79 @@
+"""derive_alerts: the alerts one run raises, stored once per state change.
+
+Backfill. Runs are compared in snapshot order (view run_sequence), whatever the load order. A
+run loaded after a newer one has already been derived (an older archive replayed late) is
+history, not news: its alerts are stored with state `suppressed` and
+details.suppressed_because = 'backfill' (naming the newer run), and are never delivered; nor
+does a backfilled run decide suspect readings (the newer runs have judged them).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import duckdb
+
+from pricewatch.alerts.claims import _claim_status
+from pricewatch.alerts.model import _Run
+from pricewatch.alerts.observe import _moves, _resolve_suspects
+from pricewatch.alerts.prices import _disappeared, _price_alerts, _screen_first_seen, _undercut
+from pricewatch.alerts.sources import _new_labels, _source_health
+from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows
+from pricewatch.config import AlertConfig, Config
+from warehouse import db
+
+
+def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | AlertConfig | None = None) -> dict:
+    """Stores the alerts run_id raises; returns counts of what happened."""
+    cfg = _alert_config(config)
+    db.migrate(con)
+    found = _rows(con, "SELECT seq, observed_at FROM run_sequence WHERE run_id = ?", [run_id])
+    if not found:
+        raise ValueError(f"run {run_id} is not in the warehouse")
+    run = _load_run(con, run_id, found[0]["seq"], found[0]["observed_at"])
+    counts = {"raised": 0, "suspect": 0, "confirmed": 0, "suppressed": 0}
+    newer = _newer_derived(con, run)
+    resolutions = {} if newer else _resolve_suspects(con, run, counts)
+    moves = _moves(con, run, resolutions, cfg)
+    _screen_first_seen(con, run, moves, cfg)
+    alerts = (_price_alerts(con, run, moves, cfg) + _disappeared(con, run) + _undercut(con, run, moves, cfg)
+              + _claim_status(con, run, moves, cfg) + _source_health(con, run, cfg) + _new_labels(con, run))
+    if newer:
+        for a in alerts:
+            a.backfill(run, newer)
+    now = datetime.now(timezone.utc)
+    for a in alerts:
+        inserted = con.execute(
+            """INSERT INTO alerts (alert_id, run_id, kind, subject, fingerprint, state, notify_type,
+                                   title, body, details, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING alert_id""",
+            [a.alert_id, a.run_id, a.kind, a.subject, a.fingerprint, a.state, a.notify_type, a.title,
+             a.body, _dumps(a.details), now, now]).fetchall()
+        if inserted:
+            counts[{"suspect": "suspect", "suppressed": "suppressed"}.get(a.state, "raised")] += 1
+    return counts
+
+
+def _newer_derived(con, run: "_Run") -> dict | None:
+    """The newest run after this one in snapshot order that has already been evaluated or
+    derived: when there is one, this run is a backfill."""
+    checks = [f"EXISTS (SELECT 1 FROM {t} x WHERE x.run_id = s.run_id)"
+              for t in ("claim_evaluations", "alerts") if _has(con, t)]
+    if not checks:
+        return None
+    found = _rows(con, f"""SELECT s.run_id, s.observed_at FROM run_sequence s
+                           WHERE s.seq > ? AND ({' OR '.join(checks)}) ORDER BY s.seq DESC LIMIT 1""", [run.seq])
+    return found[0] if found else None
+
+
+def _load_run(con, run_id: str, seq: int, observed_at: datetime) -> _Run:
+    if not _has(con, "claim_evaluations"):
+        return _Run(run_id, seq, observed_at, None, {}, [])
+    prev = _rows(con, """SELECT DISTINCT e.run_id, s.seq FROM claim_evaluations e JOIN run_sequence s USING (run_id)
+                         WHERE s.seq < ? ORDER BY s.seq DESC LIMIT 1""", [seq])
+    previous = prev[0]["run_id"] if prev else None
+    claims = {r["claim_id"]: r for r in _rows(con, "SELECT * FROM claim_evaluations WHERE run_id = ?", [run_id])}
+    runs = [r for r in (run_id, previous) if r]
+    inputs = _rows(con, f"""SELECT * FROM claim_inputs WHERE offer_key IS NOT NULL
+                            AND run_id IN ({', '.join('?' * len(runs))})""", runs)
+    return _Run(run_id, seq, observed_at, previous, claims, inputs)
