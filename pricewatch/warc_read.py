@@ -1,0 +1,238 @@
+"""Reading WARC evidence strictly: a file that is not gzip/WARC, is empty, is cut off or whose
+record does not match its digests is bad as a whole and never served (see pricewatch/archive.py).
+``read_file`` raises ``ArchiveError`` for a bad file; ``load_archive`` / ``read_archive`` skip a
+bad file of a folder with one warning line."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from warcio.archiveiterator import ArchiveIterator
+
+from pricewatch.warc_common import PROVIDER_FIELD, ArchivedResponse, ArchiveError, CaptureRef, parse_warc_date, sha256_hex
+
+# The archive's logger (the CLI collects its warnings by this name).
+logger = logging.getLogger("pricewatch.archive")
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def warc_files(path: Path) -> list[Path]:
+    """A WARC file, or every WARC file under a folder, in name order (names start with dates)."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if not path.exists():
+        raise FileNotFoundError(f"replay archive not found: {path}")
+    try:
+        return sorted(p for p in path.rglob("*") if p.name.endswith((".warc", ".warc.gz")) and p.is_file())
+    except OSError as exc:
+        raise ArchiveError(path, f"cannot be listed ({exc.strerror or exc})") from None
+
+
+def _printable(text: str, limit: int = 120) -> str:
+    text = " ".join("".join(c if c.isprintable() else "?" for c in str(text)).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _members(file: Path, data: bytes, hosts: set[str]):
+    """The decompressed bytes of each gzip member, in order. An incomplete or corrupt member,
+    or bytes after the last member that are not one, make the file bad."""
+    view, n, pos = memoryview(data), len(data), 0
+    while pos < n:
+        if data[pos:pos + 2] != _GZIP_MAGIC:
+            raise ArchiveError(file, f"bytes at offset {pos} are not a gzip member (corrupt or appended data)")
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        out, p = [], pos
+        try:
+            while not d.eof and p < n:
+                chunk = view[p:p + 65536]
+                out.append(d.decompress(chunk))
+                p += len(chunk)
+        except zlib.error:
+            raise ArchiveError(file, f"corrupt gzip data: the member at offset {pos} does not decompress") from None
+        if not d.eof:
+            # What the cut member still shows says whose it was.
+            m = re.search(rb"WARC-Target-URI: *(\S+)", b"".join(out))
+            with contextlib.suppress(ValueError):
+                hosts.add(urlsplit(m.group(1).decode("latin-1")).hostname or "" if m else "")
+            raise ArchiveError(file, f"cut off: the gzip member at offset {pos} is incomplete "
+                                     f"(the file ends at {n} bytes)")
+        yield b"".join(out)
+        pos = p - len(d.unused_data)
+
+
+def _read_file(file: Path, data: bytes, hosts: set[str], providers: set[str]) -> list[ArchivedResponse]:
+    if not data:
+        raise ArchiveError(file, "empty file (0 bytes)")
+    if data[:2] == _GZIP_MAGIC:
+        chunks = _members(file, data, hosts)
+    elif data.startswith(b"WARC/"):
+        chunks = iter([data])
+    else:
+        raise ArchiveError(file, "not a WARC file (neither gzip nor a WARC record header)")
+    out: list[ArchivedResponse] = []
+    n = 0
+    stray = io.StringIO()  # warcio prints a stray line for a record longer than it declares
+    with contextlib.redirect_stderr(stray):
+        for chunk in chunks:
+            it = ArchiveIterator(io.BytesIO(chunk), check_digests=True)
+            end = 0
+            try:
+                for record in it:
+                    n += 1
+                    try:
+                        out.extend(_read_record(file, n, record, hosts, providers))
+                    except ArchiveError:
+                        raise
+                    except Exception as exc:  # e.g. a target URI that is not a URL
+                        raise ArchiveError(file, f"record {n} is not a readable WARC record "
+                                                 f"({_printable(exc, 80)})") from None
+                    end = it.get_record_offset() + it.get_record_length()
+                    if it.err_count:
+                        raise ArchiveError(file, f"{_where(n, record)} is longer than its WARC Content-Length")
+            except ArchiveError:
+                raise
+            except Exception as exc:  # warcio's parse errors: the bytes are not a record
+                raise ArchiveError(file, f"record {n + 1} is not a readable WARC record "
+                                         f"({_printable(exc, 80)})") from None
+            # warcio ends quietly at a record whose header block is cut off: what is left after
+            # the last whole record must be blank.
+            if chunk[end:].strip():
+                raise ArchiveError(file, f"cut off: {len(chunk) - end} bytes after record {n} "
+                                         f"are not a whole WARC record")
+    if n == 0:
+        raise ArchiveError(file, "holds no WARC record")
+    return out
+
+
+def _where(n: int, record) -> str:
+    url = record.rec_headers.get_header("WARC-Target-URI")
+    return f"record {n}" + (f" ({_printable(url, 80)})" if url else f" ({record.rec_type})")
+
+
+def _read_record(file: Path, n: int, record, hosts: set[str], providers: set[str]) -> list[ArchivedResponse]:
+    url = record.rec_headers.get_header("WARC-Target-URI")
+    where = _where(n, record)
+    if url:
+        hosts.add(urlsplit(url).hostname or "")
+    try:
+        declared = int(record.rec_headers.get_header("Content-Length"))
+    except (TypeError, ValueError):
+        raise ArchiveError(file, f"{where} has no valid WARC Content-Length") from None
+    stream = record.raw_stream
+    payload = stream.read()
+    missing = getattr(stream, "limit", 0)
+    if missing:
+        raise ArchiveError(file, f"{where} is cut off: {declared - missing} of the {declared} bytes "
+                                 f"its WARC Content-Length declares")
+    failed = [kind for kind in ("WARC-Payload-Digest", "WARC-Block-Digest")
+              if any(kind.split("-")[1].lower() in p for p in record.digest_checker.problems)]
+    if failed or record.digest_checker.problems:
+        raise ArchiveError(file, f"{where} does not match its {' and '.join(failed) or 'digest'} (damaged content)")
+    if record.rec_type == "warcinfo":
+        m = re.search(rb"(?m)^" + PROVIDER_FIELD.encode() + rb": *([a-z0-9_]+)", payload)
+        if m:
+            providers.add(m.group(1).decode())
+        return []
+    if record.rec_type != "response":
+        return []
+    if not url:
+        raise ArchiveError(file, f"{where}: response without a WARC-Target-URI")
+    try:
+        captured = parse_warc_date(record.rec_headers.get_header("WARC-Date") or "")
+    except ValueError:
+        raise ArchiveError(file, f"{where} has no valid WARC-Date") from None
+    try:
+        status = int(record.http_headers.get_statuscode())
+    except (AttributeError, TypeError, ValueError):
+        raise ArchiveError(file, f"{where} has no HTTP status line") from None
+    record_id = record.rec_headers.get_header("WARC-Record-ID")
+    if not record_id:
+        raise ArchiveError(file, f"{where} has no WARC-Record-ID")
+    # raw_stream: the body exactly as archived (no content decoding), so a replay hands
+    # Scrapy the same bytes and headers the live crawl received.
+    ref = CaptureRef(str(file), record_id, sha256_hex(payload), captured, url)
+    return [ArchivedResponse(url, status, list(record.http_headers.headers), payload, ref)]
+
+
+# Parsed files by (path, sha256 of the bytes): the flow and a crawl read the same archive
+# several times; a bad file is warned about once per process.
+_CACHE: dict[tuple[str, bytes], list[ArchivedResponse] | ArchiveError] = {}
+_WARNED: set[str] = set()
+
+
+def read_file(file: Path) -> list[ArchivedResponse]:
+    """The response records of one WARC file; ``ArchiveError`` if the file is bad."""
+    file = Path(file)
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise ArchiveError(file, f"cannot be read ({exc.strerror or exc})") from None
+    key = (str(file), hashlib.sha256(data).digest())
+    if key not in _CACHE:
+        hosts: set[str] = set()
+        providers: set[str] = set()
+        try:
+            _CACHE[key] = _read_file(file, data, hosts, providers)
+        except ArchiveError as exc:
+            exc.hosts |= hosts - {""}
+            exc.providers |= providers
+            _CACHE[key] = exc
+        if len(_CACHE) > 256:
+            _CACHE.pop(next(iter(_CACHE)))
+    result = _CACHE.get(key)
+    if isinstance(result, ArchiveError):
+        raise result
+    return list(result or [])
+
+
+@dataclass
+class ArchiveContents:
+    """What a WARC file or folder holds: the responses of its good files, and one
+    ``ArchiveError`` per bad file (skipped)."""
+
+    path: Path
+    files: list[Path] = field(default_factory=list)
+    responses: list[ArchivedResponse] = field(default_factory=list)
+    errors: list[ArchiveError] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        return [str(e) for e in self.errors]
+
+
+def load_archive(path: Path) -> ArchiveContents:
+    """Every file of a WARC file or folder, never raising for a bad file (see ``errors``)."""
+    path = Path(path)
+    contents = ArchiveContents(path, warc_files(path))
+    for file in contents.files:
+        try:
+            contents.responses.extend(read_file(file))
+        except ArchiveError as exc:
+            contents.errors.append(exc)
+            if path.is_dir() and str(exc) not in _WARNED:
+                # One line per bad file and process (the flow and a crawl read an archive twice).
+                _WARNED.add(str(exc))
+                logger.warning("skipped %s", exc)
+    return contents
+
+
+def read_archive(path: Path, problems: list[str] | None = None) -> list[ArchivedResponse]:
+    """All response records of a WARC file or folder, in archive order. A single file that is
+    bad raises ``ArchiveError``; in a folder a bad file is skipped (one warning line) and its
+    message appended to ``problems`` when given."""
+    contents = load_archive(path)
+    if contents.errors and Path(path).is_file():
+        raise contents.errors[0]
+    if problems is not None:
+        problems.extend(contents.problems)
+    return contents.responses

@@ -1,0 +1,118 @@
+"""Migrations: the numbered warehouse/migrations/*.sql, each applied once in its own transaction
+and recorded with the sha256 of its text; pending repair migrations first on a warehouse that
+already has some; a recorded text that no longer matches its file is a one-line warning."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from pathlib import Path
+
+import duckdb
+
+log = logging.getLogger("pricewatch.warehouse")
+
+
+def _migrations_dir() -> Path:
+    """The migrations folder, looked up on warehouse.db at each call: that is the name callers
+    (and tests, pointing it at a copy) set."""
+    from warehouse import db
+    return db.MIGRATIONS_DIR
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    out = []
+    for f in sorted(_migrations_dir().glob("*.sql")):
+        m = re.match(r"^(\d+)_(.+)\.sql$", f.name)
+        if m:
+            out.append((int(m.group(1)), m.group(2), f.read_text()))
+    return sorted(out)
+
+
+def migration_sha256(sql: str) -> str:
+    """The recorded identity of a migration's text (line endings normalised, so a checkout with
+    CRLF is not an edit)."""
+    return hashlib.sha256(sql.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+def is_repair(name: str) -> bool:
+    """A repair migration (NNN_repair_*.sql) brings the tables of a warehouse built by an earlier
+    release to the shape the landed migrations assume."""
+    return name.startswith("repair_")
+
+
+def _columns(con, table: str) -> set[str]:
+    return {r[1] for r in con.execute(f"PRAGMA table_info('{table}')").fetchall()}
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Applies each migration not yet recorded in schema_migrations, each in its own transaction,
+    and returns their versions in the order applied.
+
+    Order: a new warehouse gets every migration in number order. On a warehouse that already
+    has migrations recorded, pending repair migrations (NNN_repair_*) run first: a landed
+    migration was edited after some warehouses had applied it, and the later ones assume the
+    edited shape. Each applied migration is recorded with the sha256 of its text (once the
+    column exists, migration 020); a recorded text that no longer matches its file is logged
+    as a warning (see changed_migrations), never an error: the warehouse is what it is."""
+    con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())""")
+    done = {v for (v,) in con.execute("SELECT version FROM schema_migrations").fetchall()}
+    pending = [m for m in migrations() if m[0] not in done]
+    if done:
+        pending.sort(key=lambda m: (not is_repair(m[1]), m[0]))
+    applied: list[int] = []
+    texts: dict[int, str] = {}
+    for version, name, sql in pending:
+        con.execute("BEGIN")
+        try:
+            con.execute(sql)
+            if "sha256" in _columns(con, "schema_migrations"):
+                con.execute("INSERT INTO schema_migrations (version, name, sha256) VALUES (?, ?, ?)",
+                            [version, name, migration_sha256(sql)])
+            else:
+                con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(version)
+        texts[version] = sql
+    if texts and "sha256" in _columns(con, "schema_migrations"):
+        # Applied by this call before the column existed: their text is known, record it.
+        for version, sql in texts.items():
+            con.execute("UPDATE schema_migrations SET sha256 = ? WHERE version = ? AND sha256 IS NULL",
+                        [migration_sha256(sql), version])
+    for line in changed_migrations(con):
+        log.warning(line)
+    return applied
+
+
+def changed_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """One line per applied migration whose file no longer matches the text recorded when it was
+    applied (or whose file is gone). Migrations applied before texts were recorded are not
+    judged (their sha256 is NULL)."""
+    if "sha256" not in _columns(con, "schema_migrations"):
+        return []
+    files = {v: (n, migration_sha256(sql)) for v, n, sql in migrations()}
+    where = _db_file(con)
+    out = []
+    for version, name, recorded in con.execute(
+            "SELECT version, name, sha256 FROM schema_migrations WHERE sha256 IS NOT NULL ORDER BY version").fetchall():
+        label = f"{version:03d}_{name}"
+        if version not in files:
+            out.append(f"warehouse {where}: migration {label} was applied but its file is gone from {_migrations_dir()}")
+        elif files[version][1] != recorded:
+            out.append(f"warehouse {where}: migration {label} changed since it was applied (applied sha256 "
+                       f"{recorded[:12]}, file now {files[version][1][:12]}); a landed migration is never "
+                       f"edited: put the change in a new migration")
+    return out
+
+
+def _db_file(con) -> str:
+    try:
+        row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+        return row[0] if row and row[0] else "(in memory)"
+    except duckdb.Error:
+        return "(unknown file)"
