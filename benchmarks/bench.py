@@ -57,7 +57,7 @@ def synthetic_run(day: int, start: datetime, n_offers: int, rng: random.Random):
                 "billing": "on-demand", "tier": "on-demand", "reserved_term": None, "self_service": True,
                 "region": "us-east", "currency": "USD", "price_unit": "gpu_hour",
                 "price_per_hour": price * count, "price_per_gpu_hour": price, "is_priced": True,
-                "price_text": None, "availability": None, "is_aggregator": False, "observed_at": observed,
+                "price_text": None, "price_raw": f"${price}", "availability": None, "is_aggregator": False, "observed_at": observed,
                 "source_url": f"https://{p}.example/pricing", "warc_file": f"data/archive/{p}.warc.gz",
                 "warc_record_id": f"<urn:uuid:{day}-{p}>", "body_sha256": "0" * 64,
             })
