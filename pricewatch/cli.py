@@ -74,21 +74,32 @@ def run(
             fail(f"--archive-dir {archive_dir} is a file, not a folder")
         batches = [None]
     _quiet_prefect()
-    from flows.nightly import nightly, parse_as_of
-    from flows.outcome import summary_of
+    from pricewatch import service
     try:
-        parse_as_of(as_of)
-    except ValueError as exc:
-        fail(str(exc))
-    ok = True
-    for batch in batches:
-        # return_state: a run where every provider failed ends Failed but still has a summary.
-        state = nightly(db_path=db_file, replay=str(batch) if batch else None, as_of=as_of,
-                        archive_dir=str(archive_dir), providers=provider or None, return_state=True)
-        summary = summary_of(state)
-        _print_summary(summary)
-        # A night that could only be spooled (warehouse locked) is not a success yet.
-        ok = ok and not summary.get("spooled") and any(p["status"] == "ok" for p in summary["providers"].values())
+        # Without PREFECT_API_URL the run starts a Prefect server of its own that dies with it
+        # (a killed run leaves nothing listening); SIGTERM/SIGINT stop the crawls and the server.
+        with service.run_services(echo=lambda m: say(m, style="yellow", prefix="")) as guard:
+            from flows.nightly import nightly, parse_as_of   # imported while the server starts
+            from flows.outcome import summary_of
+            try:
+                parse_as_of(as_of)
+            except ValueError as exc:
+                fail(str(exc))
+            service.wait_for_run_server(guard)
+            ok = True
+            for batch in batches:
+                # return_state: a run where every provider failed ends Failed but still has a summary.
+                state = nightly(db_path=db_file, replay=str(batch) if batch else None, as_of=as_of,
+                                archive_dir=str(archive_dir), providers=provider or None, return_state=True)
+                if guard.signum is not None:
+                    break
+                summary = summary_of(state)
+                _print_summary(summary)
+                # A night that could only be spooled (warehouse locked) is not a success yet.
+                ok = ok and not summary.get("spooled") and any(p["status"] == "ok" for p in summary["providers"].values())
+    except service.RunStopped as stop:
+        fail(f"run stopped by {stop.name}: crawls and the run's Prefect server stopped; a load cut short "
+             "is rolled back (runs already loaded stay)", 128 + stop.signum)
     raise typer.Exit(0 if ok else 1)
 
 

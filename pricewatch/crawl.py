@@ -3,11 +3,13 @@ yielded and its crawl report."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,7 @@ class CrawlResult:
     facts: list[dict] = field(default_factory=list)
 
     killed_after_s: float | None = None   # set when the wall-clock limit killed the crawl
+    stopped: str | None = None            # set when the run was stopped (SIGTERM) mid-crawl
 
     def transient_failure(self) -> str | None:
         """Why a retry of the whole crawl could help (a crash, or no items because requests
@@ -40,7 +43,7 @@ class CrawlResult:
         wall-clock limit (a retry costs the limit again), and one whose failed requests were
         all DNS failures, no route, timeouts or a Retry-After beyond the cap (the night would
         wait again for the same answer; the provider's previous offers stay the latest)."""
-        if self.killed_after_s is not None:
+        if self.killed_after_s is not None or self.stopped is not None:
             return None
         if self.returncode != 0:
             return f"{self.provider}: crawl process exited with code {self.returncode}: {self.log_tail}"
@@ -79,8 +82,15 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
         cmd += ["-s", f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"]
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE}
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    with _live_lock:
+        if _stopping:
+            return CrawlResult(provider, -signal.SIGTERM, [], {}, 0.0, f"not started: {_stopping}",
+                               stopped=_stopping)
+        # Its own process group (the timeout and a stopped run kill Scrapy with its browser),
+        # and it dies with the thread that started it: a killed run leaves no crawl behind.
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, preexec_fn=dies_with_parent())
+        _live.add(proc)
     try:
         stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -90,7 +100,14 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
                            _read_report(report_path), round(time.monotonic() - started, 3),
                            f"killed after {timeout_s:g} s (the crawl's wall-clock limit)",
                            killed_after_s=timeout_s)
+    finally:
+        with _live_lock:
+            _live.discard(proc)
     duration = time.monotonic() - started
+    if proc.pid in _stopped_pids:
+        # Stopped with the run: whatever it wrote before is a part of the page, not data.
+        return CrawlResult(provider, proc.returncode or -signal.SIGTERM, [], _read_report(report_path),
+                           round(duration, 3), f"stopped: {_stopping}", stopped=_stopping)
     items, facts = [], []
     if items_path.exists():
         for line in items_path.read_text().splitlines():
@@ -110,6 +127,73 @@ def _read_report(path: Path) -> dict:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
+
+
+# --- a crawl never outlives the run that started it -----------------------------------------
+
+#: Signals a run (`pricewatch run`) handles itself; its threads block them (see
+#: pricewatch/service.py RunGuard), so every child unblocks them before it runs.
+RUN_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
+_PR_SET_PDEATHSIG = 1
+try:  # resolved here, not in the forked child
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+except (OSError, AttributeError):
+    _prctl = None
+
+_live: set[subprocess.Popen] = set()
+_live_lock = threading.Lock()
+_stopped_pids: set[int] = set()
+_stopping: str | None = None
+
+
+def dies_with_parent(sig: int = signal.SIGTERM):
+    """A ``preexec_fn`` for a child that must not outlive the thread starting it (Linux
+    PR_SET_PDEATHSIG: the kernel sends ``sig`` when that thread ends, even by SIGKILL). It also
+    unblocks RUN_SIGNALS, which a run's threads block and children would otherwise inherit."""
+    parent = os.getpid()
+
+    def _in_child() -> None:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, RUN_SIGNALS)
+        if _prctl is not None:
+            _prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+            if os.getppid() != parent:   # the parent died before prctl: nobody will signal us
+                os.kill(os.getpid(), sig)
+    return _in_child
+
+
+def stop_crawls(reason: str, grace_s: float = 3.0) -> int:
+    """Stops every crawl this process is running and refuses new ones (the run is stopping):
+    TERM to each crawl's process group (Scrapy closes its WARC file and browser), KILL to
+    what is left after ``grace_s``. Their results are failed and hold no offers. Returns how
+    many crawls were running."""
+    global _stopping
+    with _live_lock:
+        _stopping = _stopping or reason
+        procs = list(_live)
+        _stopped_pids.update(p.pid for p in procs)
+    for proc in procs:
+        _signal_group(proc, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    for proc in procs:
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _signal_group(proc, signal.SIGKILL)   # also a browser the leader left in its group
+    return len(procs)
+
+
+def resume_crawls() -> None:
+    """Lets crawls start again after stop_crawls (a process that goes on after a stopped run)."""
+    global _stopping
+    with _live_lock:
+        _stopping = None
+        _stopped_pids.clear()
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -5,19 +5,34 @@ It only runs the stock Prefect commands (listed in the README) in order, each in
 process group: Prefect's worker ignores SIGTERM when SIGINT was inherited as ignored (started
 from a script with `&`), so each child gets a session of its own and is stopped by signalling
 its whole group, TERM first, KILL after a grace period.
+
+`pricewatch run` (run_services): the Prefect server of one CLI run, and what a signal does to
+the run. Prefect's own temporary server is a child that outlives a killed run, so without
+PREFECT_API_URL the run starts its own `prefect server start` that dies with it (Linux
+parent-death signal), on a PREFECT_HOME no other run's server is using; SIGTERM / SIGINT /
+SIGHUP stop the crawls, end the flow and stop the server within seconds.
 """
 
 from __future__ import annotations
 
+import _thread
+import fcntl
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator
+
+from pricewatch import crawl
 
 POOL = "pricewatch-local"
 
@@ -71,11 +86,16 @@ def prefect_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "prefect", *args]
 
 
-def start_group(cmd: list[str], env: dict, log_path: Path, cwd: Path | None = None) -> subprocess.Popen:
+def start_group(cmd: list[str], env: dict, log_path: Path, cwd: Path | None = None,
+                dies_with_parent: bool = False, pass_fds: tuple[int, ...] = (),
+                log_mode: str = "ab") -> subprocess.Popen:
+    """Starts ``cmd`` in a session (process group) of its own, output to ``log_path``.
+    dies_with_parent: the kernel TERMs it when this process dies, even by SIGKILL."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "ab") as log:
+    with open(log_path, log_mode) as log:
         return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=pass_fds,
+                                preexec_fn=crawl.dies_with_parent() if dies_with_parent else None)
 
 
 def stop_group(proc: subprocess.Popen, grace_s: float = 15) -> int | None:
@@ -212,3 +232,331 @@ def serve(host: str, port: int, home: Path, api_url: str | None, pool: str = POO
         stack.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+# --- `pricewatch run`: its own Prefect server, and what a signal does to it -------------------
+
+#: A reused PREFECT_HOME whose database grew past this is started afresh (a CLI run's history
+#: is not kept: the server is this run's only).
+MAX_HOME_DB_MB = 256
+HOME_SLOTS = 8
+LOCK_NAME = ".pricewatch-run-server.lock"
+#: After a signal, the run gets this long to end on its own before it exits anyway.
+STOP_DEADLINE_S = float(os.environ.get("PRICEWATCH_STOP_DEADLINE_S", "20"))
+
+
+class RunStopped(BaseException):
+    """A signal stopped `pricewatch run` (a BaseException: no `except Exception` keeps the run
+    going). Raised in the main thread once the crawls are being stopped."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+def _throwaway_root() -> Path:
+    return Path(tempfile.gettempdir()) / f"pricewatch-prefect-{os.getuid()}"
+
+
+def _own_dir(path: Path) -> bool:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = path.stat()
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _try_lock(home: Path) -> int | None:
+    fd = os.open(home / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+@dataclass
+class RunHome:
+    """The PREFECT_HOME of a run's server, locked (flock) for as long as the run or its server
+    lives: the server inherits the lock, so two servers never share one SQLite database."""
+    path: Path
+    lock_fd: int
+    reused: bool          # its database already existed (a restart: ~7 s instead of ~14 s)
+    throwaway: bool       # removed when the run ends
+
+    def release(self) -> None:
+        try:
+            os.close(self.lock_fd)
+        except OSError:
+            pass
+        if self.throwaway:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def claim_home() -> RunHome:
+    """$PREFECT_HOME when it is set and free; else the first free slot of a throw-away folder
+    under the system temp dir (kept between runs: restarting on an existing database is about
+    twice as fast as migrating a new one); else a new folder removed at the end."""
+    wanted = os.environ.get("PREFECT_HOME")
+    if wanted:
+        home = Path(wanted).expanduser()
+        home.mkdir(parents=True, exist_ok=True)
+        fd = _try_lock(home)
+        if fd is not None:
+            return RunHome(home, fd, (home / "prefect.db").exists(), False)
+    root = _throwaway_root()
+    if _own_dir(root):
+        for n in range(HOME_SLOTS):
+            home = root / f"slot-{n}"
+            home.mkdir(mode=0o700, exist_ok=True)
+            fd = _try_lock(home)
+            if fd is None:
+                continue
+            db_file = home / "prefect.db"
+            if db_file.exists() and db_file.stat().st_size > MAX_HOME_DB_MB * 2**20:
+                for child in home.iterdir():
+                    if child.name != LOCK_NAME:
+                        shutil.rmtree(child) if child.is_dir() else child.unlink()
+            return RunHome(home, fd, db_file.exists(), False)
+    home = Path(tempfile.mkdtemp(prefix="pricewatch-prefect-"))
+    return RunHome(home, _try_lock(home), False, True)
+
+
+def _run_server_env(api_url: str, home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({
+        "PREFECT_HOME": str(home),
+        "PREFECT_API_URL": api_url,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_UI_ENABLED": "false",
+        "PREFECT_CLI_PROMPT": "false",
+        # The services Prefect's temporary server runs (task run recorder, event persister...),
+        # not the scheduler and the rest a long-lived server needs.
+        "PREFECT__SERVER_EPHEMERAL": "1",
+    })
+    return env
+
+
+@dataclass
+class RunServer:
+    api_url: str
+    proc: subprocess.Popen
+    home: RunHome
+    started_in_s: float
+    log: Path
+
+
+def start_run_server(attempts: int = 3) -> RunServer:
+    """`prefect server start` on loopback for one run: a process group of its own that the
+    kernel TERMs when this process dies (PR_SET_PDEATHSIG), so a killed run leaves no server
+    listening. Returns once it is starting; ``wait_run_server`` waits until it answers."""
+    home = claim_home()
+    try:
+        port = free_port()
+        api_url = f"http://127.0.0.1:{port}/api"
+        log = home.path / "server.log"
+        proc = start_group(prefect_cmd("server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"),
+                           _run_server_env(api_url, home.path), log, dies_with_parent=True,
+                           pass_fds=(home.lock_fd,), log_mode="wb")
+    except BaseException:
+        home.release()
+        raise
+    return RunServer(api_url, proc, home, time.monotonic(), log)
+
+
+def wait_run_server(server: RunServer, timeout_s: float = 120) -> RunServer:
+    try:
+        wait_healthy(server.api_url, server.proc, timeout_s=timeout_s)
+    except RuntimeError as exc:
+        tail = _tail(server.log)
+        raise RuntimeError(f"{exc} (PREFECT_HOME={server.home.path}){': ' + tail if tail else ''}") from None
+    server.started_in_s = time.monotonic() - server.started_in_s
+    return server
+
+
+def stop_run_server(server: RunServer, grace_s: float = 5) -> None:
+    try:
+        _drain_prefect(timeout_s=5)
+        stop_group(server.proc, grace_s=grace_s)
+    finally:
+        server.home.release()
+
+
+def _drain_prefect(timeout_s: float) -> None:
+    """Sends this process's queued Prefect logs and events while the server is still up (at
+    interpreter exit Prefect would retry them against a stopped server)."""
+    if "prefect.logging.handlers" not in sys.modules:
+        return
+    try:
+        from prefect.events.worker import EventsWorker
+        from prefect.logging.handlers import APILogWorker
+        APILogWorker.drain_all(timeout=timeout_s)
+        EventsWorker.drain_all(timeout=timeout_s)
+    except Exception:  # noqa: BLE001 - best effort: the run's result does not depend on it
+        pass
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " / ".join(line.strip() for line in text[-lines:] if line.strip())
+
+
+def configured_api_url() -> str | None:
+    """The Prefect server the user pointed us at (PREFECT_API_URL, in the environment or the
+    active Prefect profile), or None."""
+    if os.environ.get("PREFECT_API_URL"):
+        return os.environ["PREFECT_API_URL"]
+    from prefect.settings import get_current_settings
+    return get_current_settings().api.url or None
+
+
+class RunGuard:
+    """What SIGTERM, SIGINT and SIGHUP do to `pricewatch run`.
+
+    Those signals are blocked in every thread of the run (threads inherit the mask; children
+    unblock them, see pricewatch.crawl.dies_with_parent) and taken by one watcher thread, so the
+    run reacts at once wherever the main thread is (inside a DuckDB call, in Prefect's engine,
+    which installs its own SIGTERM handler during a flow). On the first one it: interrupts the
+    main thread (Prefect's handler marks the flow run Crashed, then RunStopped leaves it; a load
+    in progress rolls back), stops every crawl (TERM, KILL after 3 s; their partial items are
+    not data), and, if the run has not ended STOP_DEADLINE_S later, calls ``on_deadline`` and
+    exits the process."""
+
+    def __init__(self, on_deadline: Callable[[], None] | None = None, echo: Callable[[str], None] = print,
+                 deadline_s: float = STOP_DEADLINE_S):
+        self.on_deadline = on_deadline
+        self.echo = echo
+        self.deadline_s = deadline_s
+        self.signum: int | None = None
+        self._done = threading.Event()
+        self._closing = False
+        self._thread: threading.Thread | None = None
+        self.server: RunServer | None = None
+
+    def __enter__(self) -> "RunGuard":
+        self._previous = signal.signal(signal.SIGTERM, self._raise)
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, crawl.RUN_SIGNALS)
+        self._thread = threading.Thread(target=self._watch, name="pricewatch-signals", daemon=True)
+        self._thread.start()
+        return self
+
+    def _raise(self, signum, frame):
+        raise RunStopped(self.signum or signum)
+
+    def _watch(self) -> None:
+        deadline = None
+        while not self._done.is_set():
+            # Also takes the SIGTERM Prefect passes on once more while it stops (ignored).
+            info = signal.sigtimedwait(crawl.RUN_SIGNALS, 0.2)
+            if deadline is not None and time.monotonic() > deadline:
+                self._exit_now()
+            if info is None or self.signum is not None:
+                continue
+            self.signum = info.si_signo
+            if self._closing:
+                continue   # the run is ending anyway; the exit code still says it was stopped
+            self.echo(f"{signal.Signals(self.signum).name} received: stopping the run")
+            deadline = time.monotonic() + self.deadline_s
+            _thread.interrupt_main(signal.SIGTERM)   # Prefect's handler in a flow, else ours
+            crawl.stop_crawls(f"the run got {signal.Signals(self.signum).name}")
+
+    def _exit_now(self) -> None:
+        self.echo(f"the run did not stop within {self.deadline_s:g} s of "
+                  f"{signal.Signals(self.signum).name}: exiting now")
+        if self.on_deadline is not None:
+            try:
+                self.on_deadline()
+            except BaseException:  # noqa: BLE001 - exiting regardless
+                pass
+        os._exit(128 + self.signum)
+
+    def closing(self) -> None:
+        """The run is cleaning up: a signal now is recorded, not raised into the cleanup."""
+        self._closing = True
+
+    def __exit__(self, *exc) -> None:
+        self._closing = True
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(1)
+        # Take what is still pending before unblocking: it would kill us with the default action.
+        while True:
+            info = signal.sigtimedwait(crawl.RUN_SIGNALS, 0)
+            if info is None:
+                break
+            self.signum = self.signum or info.si_signo
+        signal.signal(signal.SIGTERM, self._previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
+
+
+def _stopped_by(exc: BaseException, guard: RunGuard) -> bool:
+    if guard.signum is None:
+        return False
+    if isinstance(exc, (RunStopped, KeyboardInterrupt)):
+        return True
+    try:
+        from prefect.exceptions import TerminationSignal
+    except ImportError:
+        return False
+    return isinstance(exc, TerminationSignal)
+
+
+@contextmanager
+def run_services(echo: Callable[[str], None] = print) -> Iterator[RunGuard]:
+    """Around the flows of one `pricewatch run`: the signal guard, and a Prefect server of the
+    run's own unless PREFECT_API_URL names one (then nothing is started). Inside, Prefect talks
+    to that server; the server is stopped at the end whatever happens (normal end, error,
+    signal). A signal leaves as RunStopped (its signal number in ``signum``)."""
+    server: RunServer | None = None
+    api_url = configured_api_url()
+
+    def stop_server() -> None:
+        nonlocal server
+        if server is not None:
+            s, server = server, None
+            stop_run_server(s)
+
+    guard = RunGuard(on_deadline=stop_server, echo=echo)
+    env_before, own = os.environ.get("PREFECT_API_URL"), api_url is None
+    try:
+        with guard:
+            if own:
+                server = guard.server = start_run_server()
+                api_url = server.api_url
+                # Read by a prefect not imported yet; temporary_settings covers one that is.
+                os.environ["PREFECT_API_URL"] = api_url
+            try:
+                from prefect.settings import PREFECT_API_URL, temporary_settings
+                with temporary_settings({PREFECT_API_URL: api_url}):
+                    yield guard
+                    if guard.signum is not None:
+                        raise RunStopped(guard.signum)
+            finally:
+                guard.closing()
+                stop_server()
+                if own:
+                    if env_before is None:
+                        os.environ.pop("PREFECT_API_URL", None)
+                    else:
+                        os.environ["PREFECT_API_URL"] = env_before
+    except BaseException as exc:
+        if _stopped_by(exc, guard) and not isinstance(exc, RunStopped):
+            raise RunStopped(guard.signum) from None
+        raise
+    if guard.signum is not None:
+        raise RunStopped(guard.signum)
+
+
+def wait_for_run_server(guard: RunGuard) -> float | None:
+    """Waits until the run's own server answers (started by run_services); seconds it took, or
+    None when the run uses a server it did not start."""
+    server = getattr(guard, "server", None)
+    if server is None:
+        return None
+    return wait_run_server(server).started_in_s
