@@ -74,18 +74,17 @@ def run(
             fail(f"--archive-dir {archive_dir} is a file, not a folder")
         batches = [None]
     _quiet_prefect()
+    from flows.nightly import nightly, parse_as_of
+    from flows.outcome import summary_of
     from pricewatch import service
+    try:
+        parse_as_of(as_of)
+    except ValueError as exc:
+        fail(str(exc))
     try:
         # Without PREFECT_API_URL the run starts a Prefect server of its own that dies with it
         # (a killed run leaves nothing listening); SIGTERM/SIGINT stop the crawls and the server.
         with service.run_services(echo=lambda m: say(m, style="yellow", prefix="")) as guard:
-            from flows.nightly import nightly, parse_as_of   # imported while the server starts
-            from flows.outcome import summary_of
-            try:
-                parse_as_of(as_of)
-            except ValueError as exc:
-                fail(str(exc))
-            service.wait_for_run_server(guard)
             ok = True
             for batch in batches:
                 # return_state: a run where every provider failed ends Failed but still has a summary.

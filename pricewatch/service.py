@@ -345,11 +345,12 @@ class RunServer:
     api_url: str
     proc: subprocess.Popen
     home: RunHome
-    started_in_s: float
     log: Path
+    started_at: float = field(default_factory=time.monotonic)
+    healthy_after_s: float | None = None
 
 
-def start_run_server(attempts: int = 3) -> RunServer:
+def start_run_server() -> RunServer:
     """`prefect server start` on loopback for one run: a process group of its own that the
     kernel TERMs when this process dies (PR_SET_PDEATHSIG), so a killed run leaves no server
     listening. Returns once it is starting; ``wait_run_server`` waits until it answers."""
@@ -364,7 +365,7 @@ def start_run_server(attempts: int = 3) -> RunServer:
     except BaseException:
         home.release()
         raise
-    return RunServer(api_url, proc, home, time.monotonic(), log)
+    return RunServer(api_url, proc, home, log)
 
 
 def wait_run_server(server: RunServer, timeout_s: float = 120) -> RunServer:
@@ -373,7 +374,7 @@ def wait_run_server(server: RunServer, timeout_s: float = 120) -> RunServer:
     except RuntimeError as exc:
         tail = _tail(server.log)
         raise RuntimeError(f"{exc} (PREFECT_HOME={server.home.path}){': ' + tail if tail else ''}") from None
-    server.started_in_s = time.monotonic() - server.started_in_s
+    server.healthy_after_s = time.monotonic() - server.started_at
     return server
 
 
@@ -508,35 +509,39 @@ def _stopped_by(exc: BaseException, guard: RunGuard) -> bool:
 
 
 @contextmanager
-def run_services(echo: Callable[[str], None] = print) -> Iterator[RunGuard]:
+def run_services(echo: Callable[[str], None] = print, attempts: int = 3) -> Iterator[RunGuard]:
     """Around the flows of one `pricewatch run`: the signal guard, and a Prefect server of the
     run's own unless PREFECT_API_URL names one (then nothing is started). Inside, Prefect talks
     to that server; the server is stopped at the end whatever happens (normal end, error,
     signal). A signal leaves as RunStopped (its signal number in ``signum``)."""
-    server: RunServer | None = None
     api_url = configured_api_url()
+    own = api_url is None
+    env_before = os.environ.get("PREFECT_API_URL")
 
     def stop_server() -> None:
-        nonlocal server
+        server, guard.server = guard.server, None
         if server is not None:
-            s, server = server, None
-            stop_run_server(s)
+            stop_run_server(server)
 
     guard = RunGuard(on_deadline=stop_server, echo=echo)
-    env_before, own = os.environ.get("PREFECT_API_URL"), api_url is None
     try:
         with guard:
-            if own:
-                server = guard.server = start_run_server()
-                api_url = server.api_url
-                # Read by a prefect not imported yet; temporary_settings covers one that is.
-                os.environ["PREFECT_API_URL"] = api_url
             try:
+                for attempt in range(1, attempts + 1) if own else ():
+                    guard.server = start_run_server()
+                    try:
+                        api_url = wait_run_server(guard.server).api_url
+                        break
+                    except RuntimeError:
+                        # Exited before it answered (its port taken meanwhile): once more.
+                        stop_server()
+                        if attempt == attempts:
+                            raise
+                if own:   # read by a prefect not imported yet; temporary_settings covers one that is
+                    os.environ["PREFECT_API_URL"] = api_url
                 from prefect.settings import PREFECT_API_URL, temporary_settings
                 with temporary_settings({PREFECT_API_URL: api_url}):
                     yield guard
-                    if guard.signum is not None:
-                        raise RunStopped(guard.signum)
             finally:
                 guard.closing()
                 stop_server()
@@ -551,12 +556,3 @@ def run_services(echo: Callable[[str], None] = print) -> Iterator[RunGuard]:
         raise
     if guard.signum is not None:
         raise RunStopped(guard.signum)
-
-
-def wait_for_run_server(guard: RunGuard) -> float | None:
-    """Waits until the run's own server answers (started by run_services); seconds it took, or
-    None when the run uses a server it did not start."""
-    server = getattr(guard, "server", None)
-    if server is None:
-        return None
-    return wait_run_server(server).started_in_s
