@@ -161,22 +161,30 @@ def dies_with_parent(sig: int = signal.SIGTERM):
     return _in_child
 
 
-def stop_crawls(reason: str, grace_s: float = 3.0) -> int:
-    """Stops every crawl this process is running and refuses new ones (the run is stopping):
-    TERM to each crawl's process group (Scrapy closes its WARC file and browser), KILL to
-    what is left after ``grace_s``. Their results are failed and hold no offers. Returns how
-    many crawls were running."""
+def stop_crawls(reason: str, grace_s: float = 3.0, force_after_s: float = 1.0) -> int:
+    """Stops every crawl this process is running and refuses new ones (the run is stopping).
+    TERM to each crawl's process group: Scrapy shuts down gracefully (closes its WARC file and
+    browser) but waits for requests in flight, so after ``force_after_s`` a second TERM makes it
+    stop its reactor at once (between two records: every WARC record is whole; the file is
+    flushed after each response); KILL to whatever is left after ``grace_s``. Their results
+    are failed and hold no offers. Returns how many crawls were running."""
     global _stopping
     with _live_lock:
         _stopping = _stopping or reason
         procs = list(_live)
         _stopped_pids.update(p.pid for p in procs)
+    started = time.monotonic()
     for proc in procs:
         _signal_group(proc, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
+    forced = False
+    while any(p.poll() is None for p in procs) and time.monotonic() - started < grace_s:
+        if not forced and time.monotonic() - started >= force_after_s:
+            forced = True
+            for proc in procs:
+                if proc.poll() is None:
+                    _signal_group(proc, signal.SIGTERM)
+        time.sleep(0.05)
     for proc in procs:
-        while proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
         _signal_group(proc, signal.SIGKILL)   # also a browser the leader left in its group
     return len(procs)
 

@@ -14,15 +14,18 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from warcio.archiveiterator import ArchiveIterator
+from werkzeug import Response
 
-from pricewatch import service
+from pricewatch import crawl, service
 from pricewatch.archive import write_exchanges
-from tests.conftest import ROOT, clean_env, shipped, shipped_exchanges
+from tests.conftest import ROOT, STANDIN_SETTINGS, clean_env, shipped, shipped_exchanges
 from warehouse import db
 
 pytestmark = pytest.mark.fault
@@ -293,3 +296,52 @@ def test_two_runs_at_once_on_one_warehouse(tmp_path, prefect_server, fault):
     assert len({r for r, _, _ in stored}) == 2
     assert len(noop) == 1 and noop[0] in (0, 2), noop
     assert not (tmp_path / "spool").exists()
+
+
+def test_a_stopped_live_crawl_leaves_whole_warc_files_and_no_offers(tmp_path, standin, fault):
+    """What SIGTERM does to a live crawl (pricewatch.crawl.stop_crawls, as `pricewatch run` calls
+    it): the provider answered robots.txt and hangs on the price page when the run stops."""
+    asked, release = threading.Event(), threading.Event()
+
+    def hang(request):
+        asked.set()
+        release.wait(20)
+        return Response(shipped_exchanges("massed_compute")[0]["body"], content_type="text/html")
+
+    standin.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
+    standin.expect_request("/pricing").respond_with_handler(hang)
+    archive = tmp_path / "archive"
+    results = []
+    worker = threading.Thread(target=lambda: results.append(crawl.run_crawl(
+        "massed_compute", tmp_path / "live", archive_dir=archive,
+        spider_args={"pricing_url": standin.url_for("/pricing")}, settings=STANDIN_SETTINGS)))
+    worker.start()
+    try:
+        assert asked.wait(30), results
+        stopping = time.monotonic()
+        stopped = crawl.stop_crawls("test: the run got SIGTERM")
+        worker.join(15)
+        took = time.monotonic() - stopping
+    finally:
+        release.set()
+        crawl.resume_crawls()
+        worker.join(15)
+    [result] = results
+    files = sorted(archive.rglob("*.warc.gz"))
+    readable = {}
+    for f in files:
+        with open(f, "rb") as fh:   # every record whole to the end (warcio raises on a cut gzip member)
+            readable[f.name] = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(fh)
+                                if r.rec_type == "response"]
+    leftovers = [p.name for p in archive.rglob("*") if p.is_file() and p not in files]
+    fault("live crawl stopped mid-download (the provider hangs on the price page when the run gets SIGTERM)",
+          expected="crawl ends within a few s, failed with no offers (not retried); every WARC file non-empty "
+                   "and readable to its last record; no partial file left",
+          observed=f"{stopped} crawl stopped in {took:.1f} s: exit {result.returncode}, {len(result.items)} offers, "
+                   f"retry: {bool(result.transient_failure())}; WARC files "
+                   + (", ".join(f"{f.stat().st_size} B with responses {readable[f.name]}" for f in files) or "none")
+                   + f"; other files: {leftovers or 'none'}")
+    assert stopped == 1 and took < 6, took
+    assert result.stopped and result.items == [] and result.transient_failure() is None
+    assert all(f.stat().st_size > 0 for f in files) and not leftovers
+    assert all(urls for urls in readable.values()), readable
