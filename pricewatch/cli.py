@@ -97,8 +97,8 @@ def run(
                 # A night that could only be spooled (warehouse locked) is not a success yet.
                 ok = ok and not summary.get("spooled") and any(p["status"] == "ok" for p in summary["providers"].values())
     except service.RunStopped as stop:
-        fail(f"run stopped by {stop.name}: crawls and the run's Prefect server stopped; a load cut short "
-             "is rolled back (runs already loaded stay)", 128 + stop.signum)
+        fail(f"run stopped by {stop.name}: its crawls and Prefect server (if it started one) are stopped; "
+             "a load cut short is rolled back, runs already loaded stay", 128 + stop.signum)
     raise typer.Exit(0 if ok else 1)
 
 

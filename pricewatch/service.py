@@ -263,8 +263,12 @@ def _throwaway_root() -> Path:
 
 
 def _own_dir(path: Path) -> bool:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = path.stat()
+    """A folder only we can write (a shared temp dir: nobody else's folder is used)."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = path.stat()
+    except OSError:
+        return False
     return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
@@ -425,8 +429,8 @@ class RunGuard:
     run reacts at once wherever the main thread is (inside a DuckDB call, in Prefect's engine,
     which installs its own SIGTERM handler during a flow). On the first one it: interrupts the
     main thread (Prefect's handler marks the flow run Crashed, then RunStopped leaves it; a load
-    in progress rolls back), stops every crawl (TERM, KILL after 3 s; their partial items are
-    not data), and, if the run has not ended STOP_DEADLINE_S later, calls ``on_deadline`` and
+    in progress rolls back), stops every crawl (TERM, TERM again after 1 s, KILL after 3 s;
+    their partial items are not data), and, if the run has not ended STOP_DEADLINE_S later, calls ``on_deadline`` and
     exits the process."""
 
     def __init__(self, on_deadline: Callable[[], None] | None = None, echo: Callable[[str], None] = print,

@@ -156,6 +156,15 @@ def warehouse_state(path: Path) -> str:
     return f"opens read-write, migrates (had {applied} migrations); runs {runs}, provider runs {provider_runs}, offers {offers}"
 
 
+def tracebacks(text: str) -> list[str]:
+    """The exception line of every traceback in an output."""
+    found, lines = [], text.splitlines()
+    for n, line in enumerate(lines):
+        if line.startswith("Traceback"):
+            found.append(next((ln[:160] for ln in lines[n + 1:] if ln and not ln[0].isspace()), "?"))
+    return found
+
+
 def last_line(text: str) -> str:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return lines[-1] if lines else ""
@@ -258,6 +267,7 @@ def test_sigterm_while_the_load_waits_for_the_warehouse_lock(tmp_path, prefect_s
     assert code == 128 + signal.SIGTERM, out[-3000:]
     assert took < 10, took
     assert "Traceback" not in out
+    assert last_line(out).startswith("error: run stopped by SIGTERM"), out[-2000:]
     assert not left, left
     assert state.startswith("opens read-write") and "runs 0, provider runs 0, offers 0" in state, state
 
@@ -286,7 +296,7 @@ def test_two_runs_at_once_on_one_warehouse(tmp_path, prefect_server, fault):
     fault("two (three) `pricewatch run` at once on one warehouse: replays of two nights, the first twice",
           expected="all exit 0 without a traceback; both nights stored under different run ids with all their "
                    "offers; the repeated replay a no-op; nothing spooled",
-          observed=f"exits {codes}; tracebacks {sum('Traceback' in o for o in outs)}; stored "
+          observed=f"exits {codes}; tracebacks: {[t for o in outs for t in tracebacks(o)] or 'none'}; stored "
                    + ", ".join(f"{d} ({n} offers)" for _, d, n in stored)
                    + f" under {len({r for r, _, _ in stored})} run ids; 'already loaded' in run(s) "
                    f"{noop or 'none'}; spool {'present' if (tmp_path / 'spool').exists() else 'none'}")
