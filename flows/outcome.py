@@ -86,7 +86,7 @@ def write_report(db_path: str) -> str:
     from pricewatch.claims.report import write_report as write
     from warehouse import db
     out = Path(db_path).resolve().parent / "report"
-    con = db.connect(db_path, read_only=True)
+    con = db.connect(db_path, read_only=True, wait_s=db.load_wait_s())
     try:
         paths = write(con, out)
     finally:

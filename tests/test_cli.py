@@ -1,4 +1,4 @@
-"""The CLI contract later tooling relies on: `pricewatch run` (Prefect in-process) and `pricewatch query`."""
+"""The CLI contract later tooling relies on: `pricewatch run` (a Prefect flow) and `pricewatch query`."""
 
 from __future__ import annotations
 
