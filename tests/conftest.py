@@ -4,8 +4,11 @@ recorded responses."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import logging
 import os
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,17 +74,37 @@ def crawl(tmp_path_factory):
     """Runs a provider's real spider in its own process against a replay archive.
 
     A replay is deterministic, so each (provider, archive) pair is crawled once per session
-    (each crawl is a ~4 s Scrapy process); tests must not mutate the returned result."""
+    (each crawl is a Scrapy process of 1-2 s), across pytest-xdist workers too: the result is
+    kept in the session's shared temp folder, keyed by provider, path and the archive's bytes,
+    and a worker waits (file lock) while another crawls the same pair. Tests must not mutate
+    the returned result."""
     cache: dict[tuple[str, str], collect.CrawlResult] = {}
+    shared = tmp_path_factory.getbasetemp().parent / "crawl-cache"
+    shared.mkdir(exist_ok=True)
 
     def _crawl(provider: str, replay: Path) -> collect.CrawlResult:
         key = (provider, str(replay))
         if key not in cache:
-            workdir = tmp_path_factory.mktemp(f"crawl-{provider}")
-            cache[key] = collect.run_crawl(provider, workdir, replay=replay)
+            digest = hashlib.sha256(f"{provider}|{replay}|".encode() + _archive_bytes(Path(replay))).hexdigest()[:24]
+            entry = shared / f"{provider}-{digest}.pickle"
+            with open(shared / f"{provider}-{digest}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if entry.exists():
+                    cache[key] = pickle.loads(entry.read_bytes())
+                else:
+                    workdir = tmp_path_factory.mktemp(f"crawl-{provider}")
+                    cache[key] = collect.run_crawl(provider, workdir, replay=replay)
+                    tmp = entry.with_suffix(".tmp")
+                    tmp.write_bytes(pickle.dumps(cache[key]))
+                    tmp.replace(entry)
         return cache[key]
 
     return _crawl
+
+
+def _archive_bytes(path: Path) -> bytes:
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    return b"".join(str(f).encode() + f.read_bytes() for f in files)
 
 
 # A live crawl against a local stand-in for the provider: the stand-in is not the provider's

@@ -23,7 +23,7 @@ def pricewatch(*args, env=None, timeout=240):
 @pytest.fixture(scope="module")
 def loaded_db(tmp_path_factory, prefect_server):
     """One nightly run through the CLI (Prefect flow on the session's Prefect server), then a
-    rerun. (test_run_exits_non_zero_... runs on Prefect's temporary server, the default.)"""
+    rerun."""
     path = tmp_path_factory.mktemp("cli") / "pw.duckdb"
     seeds = tmp_path_factory.mktemp("seeds")   # the two seed sources' shipped captures, one run
     for p in ("massed_compute", "thunder_compute"):
@@ -82,9 +82,12 @@ def test_query_opens_the_database_read_only(loaded_db):
                                  "--format", "json").stdout) == [{"n": 50}]
 
 
-def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc):
+def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc, prefect_server):
+    # (pricewatch run's own Prefect server, started when none is named, is tested in
+    # tests/test_process_faults.py; here the session's server.)
     ex = shipped_exchanges("massed_compute")
     down = make_warc([{**ex[0], "status": 503, "reason": "Service Unavailable", "body": b"down"}], "down.warc.gz")
-    out = pricewatch("run", "--replay", str(down), "--db", str(tmp_path / "pw.duckdb"))
+    out = pricewatch("run", "--replay", str(down), "--db", str(tmp_path / "pw.duckdb"),
+                     env={"PREFECT_API_URL": prefect_server.api})
     assert out.returncode == 1, out.stdout
     assert "failed" in out.stdout and "HTTP 503" in out.stdout

@@ -18,7 +18,7 @@ from pricewatch import collect
 from tests.conftest import ROOT, shipped
 from warehouse import db
 
-BIG = 600_000  # offers in the crashing run: its insert takes seconds, so the kill lands inside it
+BIG = 300_000  # offers in the crashing run: its insert takes seconds, so the kill lands inside it
 
 # The flow's own load step (flows.nightly.load_run, without Prefect) in a process of its own.
 LOADER = r"""

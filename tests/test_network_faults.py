@@ -27,6 +27,10 @@ from spiders import settings as project_settings
 from spiders.massed_compute import parse_pricing
 from tests.conftest import STANDIN_SETTINGS, shipped_exchanges
 
+# Real processes and real network waits: run by `pytest -m slow` (CI runs it after the suite)
+# and by `pytest -m fault`, not by the default `pytest -q`.
+pytestmark = pytest.mark.slow
+
 PAGE: bytes = shipped_exchanges("massed_compute")[0]["body"]   # a whole page: <!DOCTYPE ... </html>
 OFFERS = 25                                                     # what the shipped page holds
 ROBOTS = b"User-agent: *\nAllow: /\n"

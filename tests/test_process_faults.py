@@ -28,7 +28,9 @@ from pricewatch.archive import write_exchanges
 from tests.conftest import ROOT, STANDIN_SETTINGS, clean_env, shipped, shipped_exchanges
 from warehouse import db
 
-pytestmark = pytest.mark.fault
+# Real processes and real network waits: run by `pytest -m slow` (CI runs it after the suite)
+# and by `pytest -m fault`, not by the default `pytest -q`.
+pytestmark = [pytest.mark.slow, pytest.mark.fault]
 
 MARK = "PRICEWATCH_FAULT_MARK"
 
