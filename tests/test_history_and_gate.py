@@ -240,3 +240,17 @@ def test_a_billing_whose_every_price_vanished_is_suspect_even_when_the_others_pa
     outcome = collect.judge_crawl(run_parsed("acme", p))
     assert outcome.status == "suspect"
     assert "none of the 3 on-demand offers has a price" in outcome.error
+
+
+def test_pricewatch_claims_shows_a_held_reading_only_as_held(wh):
+    from typer.testing import CliRunner
+    from pricewatch.cli import app
+    cheap = Parsed()
+    cheap.offer(gpu_label="B200 SXM6", gpu_count=8, billing="on-demand", price_raw="$30.00", price_unit="instance_hour")
+    evaluated_run(wh, 0, **seed_pages())
+    evaluated_run(wh, 1, **seed_pages(), acme=cheap)
+    out = CliRunner().invoke(app, ["claims", "--db", wh.path, "--status", "drifted"])
+    assert out.exit_code == 1   # nothing drifted: the held $30 moved no claim
+    out = CliRunner().invoke(app, ["claims", "--db", wh.path])
+    assert out.exit_code == 0, out.output
+    assert "held (not used until confirmed): acme 8x B200 SXM6 on-demand $30/h" in " ".join(out.output.split())

@@ -24,6 +24,10 @@ def _has_claims(con) -> bool:
                             "WHERE table_name = 'claim_evaluations'").fetchone()[0])
 
 
+def _has_view(con, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchone()[0])
+
+
 def _jsonable(v):
     if isinstance(v, Decimal):
         return float(v)
@@ -64,6 +68,8 @@ def register(app: typer.Typer) -> None:
         con = _open(db)
         try:
             rows = latest(con) if _has_claims(con) else []
+            held = con.execute("SELECT provider, offer_key, price_per_hour, held_reason FROM held_offers "
+                               "ORDER BY provider, offer_key").fetchall() if _has_view(con, "held_offers") else []
         finally:
             con.close()
         rows = [r for r in rows if (not page or r["page"] == page) and (not status or r["status"] == status)]
@@ -89,6 +95,10 @@ def register(app: typer.Typer) -> None:
         Console(width=max(160, Console().width)).print(table)
         counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("holds", "drifted", "unverifiable")}
         Console().print(" · ".join(f"{k}: {v}" for k, v in counts.items()))
+        # Readings the quality gate holds are used by no claim: they show here, only as held.
+        for provider, key, price, why in held:
+            Console().print(cell(f"held (not used until confirmed): {provider} {key} ${float(price):g}/h: {why}"),
+                            style="yellow")
 
     @app.command()
     def report(
