@@ -126,5 +126,4 @@ class ArrakisSpider(PriceSpider):
     allowed_domains = ["arrakis.cloud"]
     pricing_url = "https://arrakis.cloud/ja/gpus.html.md"
 
-    def parse(self, response):
-        yield from self.emit(parse_page(response.text, response.url))
+    page_parser = staticmethod(parse_page)

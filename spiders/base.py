@@ -126,9 +126,18 @@ class PriceSpider(scrapy.Spider):
     #: The one page a single-page spider reads (`-a pricing_url=...` points a test at a stand-in).
     pricing_url: str | None = None
 
+    #: The parser of a spider whose every answer is parsed alone: ``parse_<what>(text, url) ->
+    #: Parsed`` (declared as ``page_parser = staticmethod(parse_<what>)``).
+    page_parser = None
+
     async def start(self):
         # Spiders reading several documents or an API define their own start().
         yield scrapy.Request(self.pricing_url, callback=self.parse, errback=self.request_failed)
+
+    def parse(self, response):
+        if self.page_parser is None:
+            raise NotImplementedError(f"{self.name}: set page_parser or define parse()")
+        yield from self.emit(self.page_parser(response.text, response.url))
 
     def emit(self, parsed: Parsed, capture: dict | None = None):
         """Items of a parser's result, its errors into the crawl report. ``capture``: the

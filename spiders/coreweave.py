@@ -203,5 +203,4 @@ class CoreWeaveSpider(PriceSpider):
     allowed_domains = ["coreweave.com"]
     pricing_url = "https://www.coreweave.com/pricing"
 
-    def parse(self, response):
-        yield from self.emit(parse_pricing(response.text, response.url))
+    page_parser = staticmethod(parse_pricing)

@@ -141,5 +141,4 @@ class GpuWithCryptoSpider(PriceSpider):
     allowed_domains = ["gpuwithcrypto.com"]
     pricing_url = "https://gpuwithcrypto.com/ja/gpus.html.md"
 
-    def parse(self, response):
-        yield from self.emit(parse_page(response.text, response.url))
+    page_parser = staticmethod(parse_page)

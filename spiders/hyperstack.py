@@ -151,5 +151,4 @@ class HyperstackSpider(PriceSpider):
     allowed_domains = ["hyperstack.cloud"]
     pricing_url = "https://www.hyperstack.cloud/gpu-pricing"
 
-    def parse(self, response):
-        yield from self.emit(parse_pricing_page(response.text, response.url))
+    page_parser = staticmethod(parse_pricing_page)

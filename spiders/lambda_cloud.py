@@ -178,5 +178,4 @@ class LambdaCloudSpider(PriceSpider):
     allowed_domains = ["lambda.ai"]
     pricing_url = "https://lambda.ai/pricing"
 
-    def parse(self, response):
-        yield from self.emit(parse_pricing(response.text, response.url))
+    page_parser = staticmethod(parse_pricing)

@@ -277,5 +277,4 @@ class MassedComputeSpider(PriceSpider):
     allowed_domains = ["vm.massedcompute.com", "massedcompute.com"]
     pricing_url = "https://vm.massedcompute.com/pricing"
 
-    def parse(self, response):
-        yield from self.emit(parse_pricing(response.text, response.url))
+    page_parser = staticmethod(parse_pricing)

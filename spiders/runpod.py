@@ -162,5 +162,4 @@ class RunpodSpider(PriceSpider):
         yield scrapy.http.JsonRequest(API, data={"query": QUERY}, callback=self.parse,
                                       errback=self.request_failed)
 
-    def parse(self, response):
-        yield from self.emit(parse_gpu_types(response.text, response.url))
+    page_parser = staticmethod(parse_gpu_types)

@@ -192,5 +192,4 @@ class ShadeformSpider(PriceSpider):
     is_aggregator = True
     pricing_url = HOMEPAGE
 
-    def parse(self, response):
-        yield from self.emit(parse_homepage(response.text, response.url))
+    page_parser = staticmethod(parse_homepage)

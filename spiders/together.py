@@ -205,5 +205,4 @@ class TogetherSpider(PriceSpider):
     allowed_domains = ["together.ai"]
     pricing_url = "https://www.together.ai/pricing"
 
-    def parse(self, response):
-        yield from self.emit(parse_pricing(response.text, response.url))
+    page_parser = staticmethod(parse_pricing)

@@ -175,5 +175,4 @@ class VastaiSpider(PriceSpider):
             yield scrapy.Request(search_url(gpu_name, order, limit), callback=self.parse,
                                  errback=self.request_failed)
 
-    def parse(self, response):
-        yield from self.emit(parse_bundles(response.text, response.url))
+    page_parser = staticmethod(parse_bundles)

@@ -148,5 +148,4 @@ class VerdaSpider(PriceSpider):
     allowed_domains = ["verda.com", "datacrunch.io"]
     pricing_url = "https://verda.com/pricing"
 
-    def parse(self, response):
-        yield from self.emit(parse_pricing(response.text, response.url))
+    page_parser = staticmethod(parse_pricing)

@@ -79,7 +79,11 @@ def crawl(tmp_path_factory):
     and a worker waits (file lock) while another crawls the same pair. Tests must not mutate
     the returned result."""
     cache: dict[tuple[str, str], collect.CrawlResult] = {}
-    shared = tmp_path_factory.getbasetemp().parent / "crawl-cache"
+    # One folder per test session: shared by the xdist workers of this run (their temp folders
+    # sit side by side), never by a later session (a cached crawl of older code).
+    run_uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent / f"crawl-cache-{run_uid}" if run_uid else base / "crawl-cache"
     shared.mkdir(exist_ok=True)
 
     def _crawl(provider: str, replay: Path) -> collect.CrawlResult:
