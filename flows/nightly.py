@@ -241,7 +241,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                 logger.warning("%s: %s", provider, w)
             outcomes.append(outcome)
 
-    captured = collect.archive_capture_times(Path(replay)) if replay else None
+    captured = scan.captured_at if replay else None   # the scan above read the archive once
     run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
                                                           Path(replay) if replay else None, _flow_run_id(),
                                                           captured_at=captured,

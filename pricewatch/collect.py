@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from pricewatch import monitors, quality
 from pricewatch.crawl import CrawlResult, run_crawl  # noqa: F401 (re-exported)
 from pricewatch.offers import OfferRecord
+from pricewatch.text import plain
 from pricewatch.replays import (  # noqa: F401 (re-exported)
     all_providers, archive_capture_times, host_of, providers_in_archive, replay_batches, spider_loader)
 
@@ -76,7 +77,7 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
         problems.append("required fields missing or invalid: " +
                         summarize([f"{k} in {n} offer(s)" for k, n in sorted(invalid.items())]))
     if problems:
-        return ProviderOutcome(status="failed", error=_cut(f"{p}: " + " | ".join(problems)),
+        return ProviderOutcome(status="failed", error=plain(f"{p}: " + " | ".join(problems), 600),
                                warnings=warnings, **base)
     observed = min(datetime.fromisoformat(i["capture"]["captured_at"]) for i in result.items)
     findings = monitors.check(p, result.items, report, previous_counts or [],
@@ -91,20 +92,15 @@ def summarize(messages: list[str], max_lines: int = 3, max_chars: int = 150) -> 
     39 offers with the same fault are one line "(x39)", never 39 lines."""
     counts: dict[str, int] = {}
     for m in messages:
-        m = " ".join(str(m).split())
+        m = plain(m, max_len=10_000)
         counts[m] = counts.get(m, 0) + 1
     lines = []
     for m, n in list(counts.items())[:max_lines]:
-        text = m if len(m) <= max_chars else m[: max_chars - 1].rstrip() + "…"
-        lines.append(text + (f" (x{n})" if n > 1 else ""))
+        lines.append(plain(m, max_chars) + (f" (x{n})" if n > 1 else ""))
     rest = len(counts) - max_lines
     if rest > 0:
         lines.append(f"and {rest} more distinct problem(s)")
     return "; ".join(lines)
-
-
-def _cut(text: str, limit: int = 600) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def run_identity(mode: str, observed_at: datetime, outcomes: list[ProviderOutcome], started: datetime) -> str:

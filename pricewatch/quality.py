@@ -76,10 +76,7 @@ def _twin(o: dict) -> tuple:
 def band_for(model: str | None) -> tuple[float, float]:
     if model is None:
         return DEFAULT_BAND
-    catalog = load_catalog()
-    band = getattr(catalog, "plausible_band", None)
-    found = band(model) if band else None
-    return tuple(found) if found else DEFAULT_BAND
+    return load_catalog().plausible_band(model) or DEFAULT_BAND
 
 
 def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | None = None,

@@ -127,11 +127,6 @@ def providers_in_archive(replay: Path) -> list[str]:
     return scan.providers
 
 
-def failed_providers_in_archive(replay: Path) -> dict[str, str]:
-    """Providers whose only evidence in the archive is in bad files: provider -> one line."""
-    return scan_archive(replay).failed
-
-
 def replay_batches(path: Path) -> list[Path]:
     """What one `--replay PATH` means: a WARC file or a folder of WARCs is one run; a folder of
     dated folders (``captures/2026-10-29/``, ...) is one run per date, oldest first, so a

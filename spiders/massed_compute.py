@@ -27,8 +27,8 @@ import json
 import re
 
 from spiders.base import STRICT_JSON, STRUCK_CLASSES, Parsed, PriceSpider, no_duplicate_keys
+from spiders.nextjs import flight_strings
 
-PUSH = re.compile(r'self\.__next_f\.push\(\[1,("(?:[^"\\]|\\.)*")\]\)')
 # A row element's key, then its props object: "H100 (80GB)-mobile-x 8-3",{...}
 ROW_KEY = re.compile(r'"(?P<label>[^"\\]+?)(?P<mobile>-mobile)?-x (?P<count>\d+)-(?P<index>\d+)",(?=\{)')
 FLIGHT_LINE = re.compile(rb"([0-9a-f]+):")
@@ -63,7 +63,7 @@ def _struck(element_type: str, props) -> bool:
 
 def flight_stream(html: str) -> str:
     """The RSC flight stream: every ``self.__next_f.push([1, "..."])`` string, joined."""
-    return "".join(json.loads(s) for s in PUSH.findall(html))
+    return "".join(flight_strings(html)[0])
 
 
 def flight_chunks(stream: str) -> dict[str, str]:

@@ -31,43 +31,19 @@ text holds one JSON object per instance type (escaped as ``\\"`` in the HTML)::
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 
 from spiders.base import STRICT_JSON, Parsed, PriceSpider, stated_currency
+from spiders.nextjs import flight_strings
 
 HOMEPAGE = "https://www.shadeform.ai/"
 
-PUSH = re.compile(r'self\.__next_f\.push\(\[1,(?=")')
-STRING = re.compile(r'"((?:[^"\\]|\\.)*)(")?', re.S)
 BLOB = re.compile(r'\{"cloud":')
 REQUIRED = ("cloud", "shade_instance_type", "hourly_price", "configuration")
 REQUIRED_CONFIG = ("gpu_type", "num_gpus")
 # Fields the listing prints twice, inside ``configuration`` and beside it: the copies must agree.
 MIRRORED = ("num_gpus", "gpu_type", "vram_per_gpu_in_gb")
-
-
-def flight_stream(text: str) -> tuple[list[str], bool, list[str]]:
-    """The strings of every ``self.__next_f.push([1,"…"])`` in page order, whether the last one
-    runs off the end of the document (truncated: read up to there), and problems reading them."""
-    chunks, problems, truncated = [], [], False
-    for push in PUSH.finditer(text):
-        literal = STRING.match(text, push.end())
-        if literal.group(2):
-            source = literal.group(0)
-        elif text[literal.end():] in ("", "\\"):
-            # The document ends inside this string: read what is there (without a cut escape).
-            source = '"' + re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", literal.group(1)) + '"'
-            truncated = True
-        else:
-            problems.append(f"a flight string at offset {push.start()} is not closed")
-            continue
-        try:
-            chunks.append(json.loads(source))
-        except ValueError as exc:
-            problems.append(f"a flight string at offset {push.start()} is not a string we can read ({exc})")
-    return chunks, truncated, problems
 
 
 def _availability(regions) -> str:
@@ -88,7 +64,7 @@ def _form_factor(instance_type: str) -> str | None:
 def parse_homepage(text: str, url: str) -> Parsed:
     """Offers of the instance objects embedded in the homepage's flight data."""
     parsed = Parsed()
-    chunks, truncated, problems = flight_stream(text)
+    chunks, truncated, problems = flight_strings(text)
     for problem in problems:
         parsed.error(f"{url}: {problem}")
     if not chunks:
