@@ -123,6 +123,21 @@ def json_member(document, key: str, kind: type, what: str, parsed: Parsed):
 class PriceSpider(scrapy.Spider):
     #: True for aggregators that re-publish other clouds' offers (never "a provider" of its own).
     is_aggregator = False
+
+    # --- the source, as the `sources` table states it (one place: the spider's module) ----
+    #: hyperscaler | neocloud | marketplace | aggregator | own: reports and claims never blend
+    #: families without saying so.
+    family: str = "neocloud"
+    #: What robots.txt says about the URLs this spider fetches, as checked on ``terms_checked``:
+    #: "allowed", "disallowed", "no robots.txt", "not applicable (API host)", or "unknown".
+    robots: str = "unknown"
+    #: The terms of service on automated collection, in one or two sentences, and how the
+    #: project handles it (documented public API only, disabled by default, ...).
+    terms: str = ""
+    #: The collection cadence the source tolerates ("daily", "hourly", "15 min").
+    cadence: str = "daily"
+    #: False for sources whose terms forbid scraping: they run only when asked by name.
+    enabled_by_default: bool = True
     #: The one page a single-page spider reads (`-a pricing_url=...` points a test at a stand-in).
     pricing_url: str | None = None
 
