@@ -205,8 +205,10 @@ def test_a_new_claim_of_an_existing_kind_needs_only_yaml(scenario, tmp_path):
     shutil.copy(scenario["base"] / "w.duckdb", copy)
     con = db.connect(copy)
     try:
-        result = evaluate_claims(con, scenario["runs"]["R1"], rules)
-        assert result["evaluated"] == 2  # only the new claims; the others were evaluated already
+        result = evaluate_claims(con, scenario["runs"]["R1"], rules, trigger="rules")
+        # New rules are a new version: every claim is evaluated again for R1, once.
+        assert result["evaluated"] == len(rules.claims) == len(load_rules().claims) + 2
+        assert evaluate_claims(con, scenario["runs"]["R1"], rules, trigger="rules")["evaluated"] == 0
         got = dict(con.execute("SELECT claim_id, status FROM claim_evaluations WHERE run_id = ? AND claim_id LIKE 'g-extra%'",
                                [scenario["runs"]["R1"]]).fetchall())
         # Massed Compute's real 2026-08-22 page: "H100 NVL (94GB) NVLink" x8 $23.36 is the cheapest
@@ -232,3 +234,43 @@ def test_a_broken_rule_fails_loudly_naming_the_file_and_the_claim(tmp_path, clai
         load_rules(root)
     assert expected in str(info.value)
     assert "g-broken" in str(info.value) and "broken.yaml" in str(info.value)
+
+
+def test_a_rule_change_reevaluates_the_latest_snapshot_and_says_what_the_rules_changed(scenario, tmp_path):
+    """rules/ edited (page 2's 16-bit inference margin 1.2 -> 1.3), then evaluated again: the
+    latest snapshot (R4) is evaluated under the new version with trigger 'rules', and the changes
+    are the claims the edit moved, not a price event. Expected values by hand: 32B x 2 bytes x 1.3
+    = 83.2 -> 83 GB (was 76.8 -> 77), which one H100 or A100 (80 GB) no longer holds; 8B: 20.8 -> 21."""
+    root = _copy_rules(tmp_path)
+    page = root / "arrakis-gpu-memory" / "page.yaml"
+    text = page.read_text(encoding="utf-8")
+    assert "inference-16bit: {bytes_per_param: 2, margin: 1.2}" in text
+    page.write_text(text.replace("inference-16bit: {bytes_per_param: 2, margin: 1.2}",
+                                 "inference-16bit: {bytes_per_param: 2, margin: 1.3}"), encoding="utf-8")
+    rules = load_rules(root)
+    assert rules.version != load_rules().version
+    copy = tmp_path / "copy.duckdb"
+    scenario["con"].execute("CHECKPOINT")
+    shutil.copy(scenario["base"] / "w.duckdb", copy)
+    con = db.connect(copy)
+    try:
+        from pricewatch.claims.evaluate import reevaluate_latest
+        result = reevaluate_latest(con, rules)
+        assert result["run_id"] == scenario["runs"]["R4"] and result["evaluated"] == len(rules.claims)
+        changed = {c["claim_id"]: c for c in result["changed"]}
+        assert (changed["a-inference-table.32b.16bit.gb"]["old_text"], changed["a-inference-table.32b.16bit.gb"]["new_text"]) == ("77 GB", "83 GB")
+        assert changed["a-inference-table.32b.16bit.gb"]["new_status"] == "drifted"
+        assert changed["a-inference-table.32b.16bit.fits"]["new_status"] == "drifted"
+        assert changed["a-inference-table.8b.16bit.gb"]["new_text"] == "21 GB"
+        assert all(c["page"] == "arrakis-gpu-memory" for c in changed.values())
+        assert not any(k.startswith("g-") for k in changed)      # page 1 has its own rules
+        triggers = con.execute("SELECT DISTINCT trigger FROM claim_evaluations WHERE rules_version = ?",
+                               [rules.version]).fetchall()
+        assert triggers == [("rules",)]
+        # latest_claim_status shows the new evaluation, with the old-rules one as previous.
+        row = con.execute("SELECT status, current_text, previous_status, rules_version FROM latest_claim_status "
+                          "WHERE claim_id = 'a-inference-table.32b.16bit.fits'").fetchone()
+        assert row == ("drifted", "✗", "holds", rules.version)
+        assert reevaluate_latest(con, rules) is None           # the same rules again: nothing
+    finally:
+        con.close()

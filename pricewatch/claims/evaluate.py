@@ -1,9 +1,11 @@
 """Recomputing every claim as of one run's snapshot, and storing the result with its inputs.
 
 ``evaluate_claims(con, run_id)`` is what the nightly flow calls after loading a run. It only
-adds rows: a claim already evaluated for that run is left as it is, so evaluating a run again
-changes nothing (and a claim added to rules/ later is evaluated for the latest run only when
-that run is evaluated again).
+adds rows, each recording the version of rules/ it used: a claim already evaluated for that run
+under the same rules is left as it is, so evaluating a run again changes nothing. When rules/
+has changed since the latest evaluated snapshot was evaluated, that snapshot is evaluated again
+first (``trigger = 'rules'``), so what the rule change alone did is told apart from what the new
+prices did; ``reevaluate_latest`` does it on demand (``pricewatch claims --reevaluate``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pandas as pd
 
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import as_number, display, quantize
+from pricewatch.claims.queries import query
 from pricewatch.claims.snapshot import Snapshot, dec
 from warehouse.db import insert_frame
 
@@ -389,52 +392,86 @@ def _num(v) -> float | None:
     return None if n is None else round(float(n), 6)
 
 
-def evaluate_claims(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet | None = None) -> dict:
-    """Evaluates every claim not yet evaluated for ``run_id`` as of that run's snapshot and
-    stores the results. Returns {run_id, evaluated, status_counts}."""
+def evaluate_claims(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet | None = None,
+                    trigger: str = "run") -> dict:
+    """Evaluates every claim not yet evaluated for ``run_id`` under the current rules as of that
+    run's snapshot and stores the results. With ``trigger='run'`` the latest evaluated snapshot is
+    first evaluated again if the rules changed since (its changes are returned as
+    ``rule_changes``). Returns {run_id, evaluated, counts, drifted, unverifiable, rule_changes}."""
     from warehouse.db import migrate
 
     migrate(con)
     rules = rules or R.cached_rules()
-    done = {cid for (cid,) in con.execute(
-        "SELECT claim_id FROM claim_evaluations WHERE run_id = ?", [run_id]).fetchall()}
+    rule_changes = reevaluate_latest(con, rules, other_than=run_id) if trigger == "run" else None
+    evaluated = _evaluate(con, run_id, rules, trigger)
+    return {**claims_summary(con, run_id), "evaluated": evaluated, "rules_version": rules.version,
+            "rule_changes": rule_changes}
+
+
+def reevaluate_latest(con: duckdb.DuckDBPyConnection, rules: R.RuleSet | None = None,
+                      other_than: str | None = None, force: bool = False) -> dict | None:
+    """Evaluates the latest evaluated snapshot again when rules/ changed since it was evaluated
+    (or always, with ``force``: rules unchanged give no new rows). Returns None when there was
+    nothing to do, else {run_id, rules_version, previous_version, evaluated, changed: [...]}:
+    each claim whose status or recomputed text the rule change moved, or that it added/removed."""
+    from warehouse.db import migrate
+
+    migrate(con)
+    rules = rules or R.cached_rules()
+    row = con.execute(query("latest_evaluated_run"), [other_than or ""]).fetchone()
+    if row is None:
+        return None
+    run_id, previous_version = row
+    if previous_version == rules.version and not force:
+        return None
+    evaluated = _evaluate(con, run_id, rules, "rules")
+    cols = ["claim_id", "page", "change", "old_status", "new_status", "old_text", "new_text", "says_en"]
+    changed = [dict(zip(cols, r)) for r in con.execute(query("rule_changes"), [run_id, rules.version]).fetchall()] \
+        if evaluated else []
+    return {"run_id": run_id, "rules_version": rules.version, "previous_version": previous_version,
+            "evaluated": evaluated, "changed": changed}
+
+
+def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, trigger: str) -> int:
+    done = {cid for (cid,) in con.execute(query("evaluated_claims_of_run"), [run_id, rules.version]).fetchall()}
     todo = [c for c in rules.claims.values() if c.id not in done]
-    if todo:
-        snap = Snapshot(con, run_id)
-        ev = Evaluator(rules, snap)
-        now = datetime.now(timezone.utc)
-        rows, inputs = [], []
-        for claim in todo:
-            o = ev.outcome(claim.id)
-            status, diff, reason = judge(claim, o)
-            page = rules.pages[claim.page]
-            rows.append({
-                "run_id": run_id, "claim_id": claim.id, "claim_group": claim.claim_group, "page": claim.page,
-                "kind": claim.compute.kind, "status": status, "published_value": _num(claim.published),
-                "current_value": None if o.unverifiable else _num(o.value), "difference": _num(diff),
-                "tolerance": tolerance_text(claim), "reason": reason, "snapshot_at": snap.at, "evaluated_at": now,
-                "published_text": display(claim, claim.published),
-                "current_text": None if o.unverifiable else display(claim, o.value),
-                "pick": o.pick, "note": o.note, "unverifiable_since": o.since if o.unverifiable else None,
-                "says_ja": claim.says.ja, "says_en": claim.says.en,
-                "cited_date": claim.cited_date or page.page.prices_dated,
-            })
-            seen = set()
-            for i in o.inputs:
-                if i["input_name"] in seen:
-                    continue
-                seen.add(i["input_name"])
-                inputs.append({"run_id": run_id, "claim_id": claim.id, **i})
-        _insert(con, rows, inputs)
-    return {**claims_summary(con, run_id), "evaluated": len(todo)}
+    if not todo:
+        return 0
+    snap = Snapshot(con, run_id)
+    ev = Evaluator(rules, snap)
+    now = datetime.now(timezone.utc)
+    rows, inputs = [], []
+    for claim in todo:
+        o = ev.outcome(claim.id)
+        status, diff, reason = judge(claim, o)
+        page = rules.pages[claim.page]
+        rows.append({
+            "run_id": run_id, "claim_id": claim.id, "claim_group": claim.claim_group, "page": claim.page,
+            "kind": claim.compute.kind, "status": status, "published_value": _num(claim.published),
+            "current_value": None if o.unverifiable else _num(o.value), "difference": _num(diff),
+            "tolerance": tolerance_text(claim), "reason": reason, "snapshot_at": snap.at, "evaluated_at": now,
+            "published_text": display(claim, claim.published),
+            "current_text": None if o.unverifiable else display(claim, o.value),
+            "pick": o.pick, "note": o.note, "unverifiable_since": o.since if o.unverifiable else None,
+            "says_ja": claim.says.ja, "says_en": claim.says.en,
+            "cited_date": claim.cited_date or page.page.prices_dated,
+            "rules_version": rules.version, "trigger": trigger,
+        })
+        seen = set()
+        for i in o.inputs:
+            if i["input_name"] in seen:
+                continue
+            seen.add(i["input_name"])
+            inputs.append({"run_id": run_id, "claim_id": claim.id, **i, "rules_version": rules.version})
+    _insert(con, rows, inputs)
+    return len(todo)
 
 
 def claims_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
     """Status counts of a run's evaluations, and each claim that does not hold (for the flow summary)."""
-    rows = con.execute("SELECT claim_id, status, reason FROM claim_evaluations WHERE run_id = ? ORDER BY claim_id",
-                       [run_id]).fetchall()
+    rows = con.execute(query("run_evaluation_latest"), [run_id]).fetchall()
     out = {"run_id": run_id, "counts": {s: 0 for s in STATUSES}, "drifted": [], "unverifiable": []}
-    for claim_id, status, reason in rows:
+    for claim_id, status, reason, *_ in rows:
         out["counts"][status] += 1
         if status != "holds":
             out[status].append({"claim_id": claim_id, "detail": reason})
@@ -443,11 +480,11 @@ def claims_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
 
 EVAL_COLUMNS = ["run_id", "claim_id", "claim_group", "page", "kind", "status", "published_value", "current_value",
                 "difference", "tolerance", "reason", "snapshot_at", "evaluated_at", "published_text", "current_text",
-                "pick", "note", "unverifiable_since", "says_ja", "says_en", "cited_date"]
+                "pick", "note", "unverifiable_since", "says_ja", "says_en", "cited_date", "rules_version", "trigger"]
 INPUT_COLUMNS = ["run_id", "claim_id", "input_name", "role", "provider", "offer_key", "gpu_model", "gpu_count",
                  "billing", "price_per_hour", "price_per_gpu_hour", "observed_at", "source_url", "warc_file",
                  "warc_record_id", "input_status", "used", "offer_run_id", "price_text", "fact", "value_num",
-                 "value_text"]
+                 "value_text", "rules_version"]
 
 
 def _frame(rows: list[dict], columns: list[str], numeric: tuple[str, ...]) -> pd.DataFrame:

@@ -28,7 +28,7 @@ def latest(con: duckdb.DuckDBPyConnection) -> list[dict]:
     cols = [d[0] for d in cur.description]
     rows = [dict(zip(cols, r)) for r in cur.fetchall()]
     cur = con.execute("""SELECT i.* FROM claim_inputs i
-                         JOIN latest_claim_status l USING (run_id, claim_id)
+                         JOIN latest_claim_status l USING (run_id, claim_id, rules_version)
                          ORDER BY i.claim_id, i.input_name""")
     cols = [d[0] for d in cur.description]
     inputs = defaultdict(list)

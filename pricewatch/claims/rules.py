@@ -8,8 +8,10 @@ the run that reads it, naming the file and the claim, instead of producing a wro
 
 from __future__ import annotations
 
+import hashlib
 import re
 from decimal import Decimal
+from importlib.resources import files
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal, Union
@@ -19,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, mode
 
 from pricewatch.catalog import load_catalog
 
-RULES_DIR = Path(__file__).resolve().parents[2] / "rules"
+RULES_DIR = Path(str(files("rules")))   # the rules package (data only), wherever it is installed
 PLACEHOLDER = re.compile(r"\{([a-z0-9][a-z0-9._\-]*)(?:\|(pick|bare))?\}")
 UNITS = ("usd", "gb", "gb_per_s", "tflops", "ratio", "bytes", "hours", "count", "mark", "text")
 
@@ -239,6 +241,9 @@ class Page(BaseModel):
 class RuleSet(BaseModel):
     pages: dict[str, Page]
     providers: dict[str, str] = {}
+    #: sha256 (16 hex digits) of every file of rules/ as read: an evaluation records it, and a
+    #: snapshot is evaluated again when it changes (pricewatch/claims/evaluate.py).
+    version: str = "unrecorded"
 
     @property
     def claims(self) -> dict[str, Claim]:
@@ -282,9 +287,19 @@ def load_rules(root: str | Path | None = None) -> RuleSet:
             raise RulesError(f"{folder}: {_explain(exc, data)}") from exc
     providers_file = root / "providers.yaml"
     providers = _read(providers_file).get("providers", {}) if providers_file.exists() else {}
-    rules = RuleSet(pages=pages, providers=providers)
+    rules = RuleSet(pages=pages, providers=providers, version=rules_version(root))
     _check(rules)
     return rules
+
+
+def rules_version(root: str | Path | None = None) -> str:
+    """The version of rules/: sha256 over every file's path and bytes (data files only; an
+    edited sentence, rule, template or published copy is a new version)."""
+    root = Path(root or RULES_DIR)
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".md", ".txt", ".tmpl")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return h.hexdigest()[:16]
 
 
 @lru_cache(maxsize=2)
