@@ -1,0 +1,147 @@
+"""Hyperbolic: the public on-demand rental options (``GET /v2/alpha/on-demand/rental-options``).
+
+The answer is a bare JSON list, one object per rental option (real recording 2026-08-29)::
+
+    {"enabled":true,"costPerHourCents":319,"providerCostPerHourCents":111,"region":"us-east-1",
+     "gpuCount":1,"gpuType":"h100","gpuFormFactor":"sxm5","connectionType":"ethernet",
+     "ethernetVariant":"normal","machineType":"virtual-machine","nodes":[{"gpuCount":1,...}]}
+
+* ``costPerHourCents`` is an integer in US CENTS for the whole option (``gpuCount`` GPUs) per
+  hour: 2552 on an 8x H100 is $25.52/h, $3.19 per GPU-hour. A value that is not whole cents (a
+  dollar figure such as 3.19) is a layout error, never read as 3 cents or $3.19 by guess.
+  ``0`` is no price (an unpriced offer with its text), not a free GPU.
+* ``providerCostPerHourCents`` is the supplier's cost, not the customer's price (and synthetic
+  in the recording): never read.
+* The GPU label is the type and form factor as the API gives them (``h100 sxm5``); the form
+  factor is also stated apart (sxm5 -> SXM, pcie -> PCIe).
+* One offer per option: region, the machine type as the tier (``virtual-machine`` /
+  ``bare-metal``) and the network as the variant (``infiniband``, ``ethernet rocev2``; plain
+  ethernet has none) tell options apart. ``totalAvailable``, where printed, is the availability.
+* ``enabled: false`` options cannot be rented: no offer (source fact ``disabled_options``).
+* The nodes' GPU counts must add up to ``gpuCount``; an option stating a currency other than USD
+  fails. An empty list is not an empty snapshot: it is a layout error.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import scrapy
+
+from spiders.base import Parsed, PriceSpider, load_json, stated_currency
+
+RENTAL_OPTIONS = "https://api.hyperbolic.ai/v2/alpha/on-demand/rental-options"
+FORM_FACTORS = {"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}
+REQUIRED = ("costPerHourCents", "gpuCount", "gpuType", "region")
+
+
+def _int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _form_factor(value) -> str | None:
+    text = str(value or "").lower()
+    return next((ff for prefix, ff in FORM_FACTORS.items() if text.startswith(prefix)), None)
+
+
+def _variant(option: dict) -> str | None:
+    connection = option.get("connectionType")
+    flavour = option.get("ethernetVariant")
+    if not connection:
+        return None
+    if connection == "ethernet" and flavour in (None, "normal"):
+        return None
+    return f"{connection} {flavour}" if flavour and flavour != "normal" else str(connection)
+
+
+def parse_rental_options(text: str, url: str = RENTAL_OPTIONS) -> Parsed:
+    """Offers of the rental-options answer (a JSON list of options)."""
+    parsed = Parsed()
+    options = load_json(text, url, parsed)
+    if options is None:
+        return parsed
+    if not isinstance(options, list):
+        parsed.error(f"{url}: expected a JSON list of rental options, found {type(options).__name__}")
+        return parsed
+    if not options:
+        parsed.error(f"{url}: the list of rental options is empty")
+        return parsed
+    problems: dict[str, list[str]] = {}
+    disabled: list[str] = []
+
+    def problem(message: str, where: str) -> None:
+        problems.setdefault(message, []).append(where)
+
+    for n, option in enumerate(options):
+        if not isinstance(option, dict):
+            problem("an option is not an object", f"#{n}")
+            continue
+        where = f"#{n} {option.get('gpuType')} x{option.get('gpuCount')} @{option.get('region')}"
+        missing = [f for f in REQUIRED if option.get(f) is None]
+        if missing:
+            problem(f"option(s) lack {', '.join(missing)}", where)
+            continue
+        count, cents = option["gpuCount"], option["costPerHourCents"]
+        if not _int(count) or count < 1:
+            problem("gpuCount is not a GPU count", where)
+            continue
+        if isinstance(cents, bool) or not isinstance(cents, (int, float)) or cents < 0:
+            problem("costPerHourCents is not a number of cents", where)
+            continue
+        if cents != int(cents):
+            problem("costPerHourCents is not whole cents (unit changed?)", f"{where}={cents}")
+            continue
+        foreign = stated_currency(option)
+        if foreign:
+            problem("option(s) state a currency other than USD (costPerHourCents is read as US cents)",
+                    f"{where} {foreign}")
+            continue
+        nodes = option.get("nodes")
+        if nodes is not None:
+            node_gpus = [node.get("gpuCount") for node in nodes] if isinstance(nodes, list) and all(
+                isinstance(node, dict) for node in nodes) else None
+            if node_gpus is None or not all(_int(g) for g in node_gpus) or sum(node_gpus) != count:
+                problem("the nodes' GPU counts do not add up to gpuCount", where)
+                continue
+        enabled = option.get("enabled", True)
+        if enabled is not True:
+            if enabled is False:
+                disabled.append(where.split(" ", 1)[1])
+                continue
+            problem("enabled is not true/false", where)
+            continue
+        available = option.get("totalAvailable")
+        form = option.get("gpuFormFactor")
+        parsed.offer(
+            gpu_label=f"{option['gpuType']} {form}".strip() if form else str(option["gpuType"]),
+            gpu_count=count, form_factor=_form_factor(form), billing="on-demand",
+            tier=str(option.get("machineType") or "on-demand"), variant=_variant(option),
+            region=str(option["region"]), currency="USD",
+            price_raw=Decimal(int(cents)) / 100 if cents else "costPerHourCents 0",
+            price_unit="instance_hour",
+            availability=f"{available} available" if _int(available) else None,
+        )
+    for message, wheres in problems.items():
+        more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
+        parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")
+    if disabled:
+        parsed.facts.append({"fact": "disabled_options", "value_num": len(disabled),
+                             "value_text": "; ".join(disabled)})
+    return parsed
+
+
+class HyperbolicSpider(PriceSpider):
+    name = "hyperbolic"
+    allowed_domains = ["api.hyperbolic.ai"]
+    pricing_url = RENTAL_OPTIONS
+    family = "neocloud"
+    robots = "unknown (not checked offline)"
+    terms = ("Not checked offline. We read only the public, anonymous rental-options API the "
+             "dashboard uses, once a day, with our contact User-Agent and robots.txt obeyed.")
+    cadence = "daily"
+
+    page_parser = staticmethod(parse_rental_options)
+
+    async def start(self):
+        yield scrapy.Request(self.pricing_url, headers={"Accept": "application/json"}, callback=self.parse,
+                             errback=self.request_failed)
