@@ -1,0 +1,111 @@
+"""Oracle Cloud on its two REAL recorded price-list answers (cetools products API, 2026-08-22 and
+≥ 2026-10-01, both excerpts; see tests/real/oracle/SOURCE.md and the two exchanges.yaml files).
+
+Expected values are read off the recorded JSON (quoted) or SOURCE.md's asserted values ("Of 29
+GPU-metric rows: 8 are software licences ... and 3 are on-prem Cloud@Customer rows ... -> 18 public
+rental rows"). Unit: USD per GPU-hour where ``metricName`` is "GPU Per Hour" (PAY_AS_YOU_GO value).
+"""
+
+import json
+
+import pytest
+
+from pricewatch import collect
+from spiders.oracle_cloud import PRODUCTS, gpu_label, parse_products
+from tests.conftest import CAPTURES, CAPTURES_SRC, shipped
+from tests.inprocess import run_parsed
+
+AUG = (CAPTURES_SRC / "2026-08-22" / "oracle_cloud" / "products_usd.json").read_text(encoding="utf-8")
+OCT = (CAPTURES_SRC / "2026-10-01" / "oracle_cloud" / "ewyluda_products_gpu.json").read_text(encoding="utf-8")
+
+
+def run(text: str = AUG) -> collect.CrawlResult:
+    return run_parsed("oracle_cloud", parse_products(text, PRODUCTS), url=PRODUCTS)
+
+
+def changed(part: str, text: str = AUG, **fields) -> str:
+    doc = json.loads(text)
+    next(i for i in doc["items"] if i["partNumber"] == part).update(fields)
+    return json.dumps(doc)
+
+
+@pytest.fixture(scope="module")
+def august() -> dict[str, dict]:
+    return {o["sku"]: o for o in run().items}
+
+
+def test_the_august_list_has_18_public_gpu_rentals_per_gpu_hour(august):
+    result = run()
+    assert collect.judge_crawl(result).status == "ok"
+    assert len(august) == 18
+    assert all((o["gpu_count"], o["billing"], o["price_unit"], o["currency"]) == (1, "on-demand", "gpu_hour", "USD")
+               for o in august.values())
+    # SOURCE.md: B98415 H100 10.0; B110519 H200 10.0; B110978 B200 14.0; B112237 B300 15.0; B110979 GB200 16.0;
+    # B112140 GB300 18.0; B109485 MI300X 6.0; B111758 MI355X 8.6; B109479 L40S 3.5; B95907 A100 80GB (v2) 4.0;
+    # B95909 A10 2.0; B112613 RTX PRO 6000 4.5; B109480 "OCI - Compute - GPU - H100T" 10.75
+    assert {p: (august[p]["gpu_model"], august[p]["price_per_gpu_hour"]) for p in (
+        "B98415", "B110519", "B110978", "B112237", "B110979", "B112140", "B109485", "B111758", "B109479",
+        "B95907", "B95909", "B112613", "B109480")} == {
+        "B98415": ("H100", 10.0), "B110519": ("H200", 10.0), "B110978": ("B200", 14.0), "B112237": ("B300", 15.0),
+        "B110979": ("GB200", 16.0), "B112140": ("GB300", 18.0), "B109485": ("MI300X", 6.0),
+        "B111758": ("MI355X", 8.6), "B109479": ("L40S", 3.5), "B95907": ("A100 80GB", 4.0), "B95909": ("A10", 2.0),
+        "B112613": ("RTX PRO 6000", 4.5), "B109480": (None, 10.75)}
+    facts = {f["fact"]: f for f in result.facts}
+    assert facts["price_list_updated"]["value_text"] == "2026-08-14T09:09:55.872Z"
+
+
+def test_oracle_spacing_slips_and_unnamed_generations_keep_their_label(august):
+    # "OCI- Compute - GPU - MI355X" (missing space), "Compute  - GPU - A10" (double space),
+    # "Compute - GPU - A100 - v2", "Compute - Bare Metal GPU Standard - X7" (no GPU name at all).
+    assert (august["B111758"]["gpu_label"], august["B95909"]["gpu_label"], august["B95907"]["gpu_label"]) == \
+        ("MI355X", "A10", "A100 - v2")
+    assert gpu_label("Compute - Bare Metal GPU Standard - X7") == "Compute - Bare Metal GPU Standard - X7"
+    # Names the catalog cannot know are unknown labels (stored, alerted once), never guessed.
+    assert set(run().report["unknown_labels"]) == {"H100T", "E3", "E4", "Compute - Bare Metal GPU Standard - X7",
+                                                  "Compute - Virtual Machine GPU Standard - X7",
+                                                  "Compute - GPU Standard - V2"}
+
+
+def test_licences_cloud_at_customer_and_per_node_rows_are_not_offers(august):
+    # "OCI - NVIDIA AI Enterprise - H100" $2.50 "GPU Per Hour" (a licence), "Oracle Compute Cloud@Customer -
+    # Compute - GPU.L40S" $3.50 / $2.90 (on-premises), "Oracle Cloud VMware Solution - BM.GPU.A10.64 - Monthly
+    # Commit" $16 "Node Per Hour".
+    assert not {"B111824", "B110965", "B111455", "B111454", "B108806"} & set(august)
+    facts = {f["fact"]: f for f in run().facts}
+    assert facts["skipped_gpu_items"]["value_num"] == 11   # 8 licences + 3 Cloud@Customer
+    # Exactly one public L40S row (the origin's own check).
+    assert [p for p, o in august.items() if o["gpu_model"] == "L40S"] == ["B109479"]
+
+
+def test_the_october_list_repeats_the_august_prices():
+    # SOURCE.md: "Same list prices as the 2026-08-14 file above"; lastUpdated 2026-10-01T14:18:05.193Z.
+    october = run(OCT)
+    assert collect.judge_crawl(october).status == "ok"
+    assert {o["sku"]: o["price_per_gpu_hour"] for o in october.items} == {o["sku"]: o["price_per_gpu_hour"] for o in run().items}
+
+
+def test_a_gpu_item_priced_per_month_fails_as_a_unit_change():
+    text = changed("B98415", metricName="GPU Per Month")
+    assert collect.judge_crawl(run(text)).status == "failed"
+    assert parse_products(text, PRODUCTS).errors == [
+        f"{PRODUCTS}: 1 GPU item(s) priced per 'GPU Per Month', not 'GPU Per Hour' (unit changed?): B98415"]
+
+
+def test_a_gpu_item_without_a_usd_price_fails():
+    eur = [{"currencyCode": "EUR", "prices": [{"model": "PAY_AS_YOU_GO", "value": 9.2}]}]
+    parsed = parse_products(changed("B98415", currencyCodeLocalizations=eur), PRODUCTS)
+    assert parsed.errors == [f"{PRODUCTS}: 1 GPU item(s) with no USD prices: B98415"]
+
+
+def test_an_answer_without_items_or_without_gpu_items_fails():
+    assert "expected a JSON object with a 'items' list" in collect.judge_crawl(run('{"error": "maintenance"}')).error
+    cpu_only = json.dumps({"lastUpdated": "2026-08-14T09:09:55.872Z",
+                           "items": [i for i in json.loads(AUG)["items"] if i["metricName"] != "GPU Per Hour"]})
+    outcome = collect.judge_crawl(run(cpu_only))
+    assert outcome.status == "failed" and "no item of service category Compute - GPU" in outcome.error
+
+
+def test_replay_of_the_latest_real_capture(crawl):
+    assert shipped("oracle_cloud") == CAPTURES / "2026-10-01" / "oracle_cloud.warc.gz"
+    result = crawl("oracle_cloud", shipped("oracle_cloud"))
+    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 18
