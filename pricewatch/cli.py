@@ -303,6 +303,11 @@ from pricewatch.claims.cli import register as _register_claims  # noqa: E402
 
 _register_claims(app)
 
+# `pricewatch evidence` lives with the evidence lookup (pricewatch/evidence_cli.py).
+from pricewatch.evidence_cli import register as _register_evidence  # noqa: E402
+
+_register_evidence(app)
+
 
 if __name__ == "__main__":
     app()

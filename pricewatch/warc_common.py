@@ -77,6 +77,40 @@ _CAPTURE_NAME = re.compile(r"^([a-z0-9_]+)\.warc(\.gz)?$")
 _DATE_FOLDER = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{4,6}Z?)?$")
 
 
+def archive_relpath(path: Path) -> str:
+    """The path an offer stores for a WARC file: relative to the archive root, never an
+    absolute path of the machine that crawled. An archive root is a folder of dated folders
+    (``data/archive/``, ``captures/``), so a file in a dated folder is ``<date>/<name>``; a file
+    anywhere else is its bare name (its root is its own folder)."""
+    path = Path(path)
+    if _DATE_FOLDER.match(path.parent.name):
+        return f"{path.parent.name}/{path.name}"
+    return path.name
+
+
+def warc_candidates(stored: str, roots: list[Path] | tuple[Path, ...] = ()) -> list[Path]:
+    """The existing files an offer's ``warc_file`` may name, best first (the caller keeps the
+    one that holds the record). A relative path (today's rows) is looked up under each root in
+    order: an archive root, a dated folder of one, or a replayed file. An absolute path (rows
+    stored before paths became relative) comes first when it exists, then its ``<date>/<name>``
+    tail is looked up like a relative path, so an archive moved to another machine resolves."""
+    stored_path = Path(stored)
+    found: list[Path] = []
+    if stored_path.is_absolute():
+        if stored_path.is_file():
+            found.append(stored_path)
+        rel = Path(archive_relpath(stored_path))
+    else:
+        rel = stored_path
+    for root in roots:
+        root = Path(root)
+        base = root.parent if root.is_file() else root
+        for candidate in (base / rel, base.parent / rel):
+            if candidate.is_file() and candidate.resolve() not in {f.resolve() for f in found}:
+                found.append(candidate)
+    return found
+
+
 def provider_from_name(path: Path) -> str | None:
     """The provider a WARC file's name says it holds, by our own naming: a live crawl's
     ``<provider>-<time>-<pid>.warc.gz`` or a capture's ``<date>/<provider>.warc.gz``."""

@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch.warc_common import PROVIDER_FIELD, ArchivedResponse, ArchiveError, CaptureRef, parse_warc_date, sha256_hex
+from pricewatch.warc_common import (PROVIDER_FIELD, ArchivedResponse, ArchiveError, CaptureRef, archive_relpath,
+                                    parse_warc_date, sha256_hex)
 
 # The archive's logger (the CLI collects its warnings by this name).
 logger = logging.getLogger("pricewatch.archive")
@@ -160,7 +161,7 @@ def _read_record(file: Path, n: int, record, hosts: set[str], providers: set[str
         raise ArchiveError(file, f"{where} has no WARC-Record-ID")
     # raw_stream: the body exactly as archived (no content decoding), so a replay hands
     # Scrapy the same bytes and headers the live crawl received.
-    ref = CaptureRef(str(file), record_id, sha256_hex(payload), captured, url)
+    ref = CaptureRef(archive_relpath(file), record_id, sha256_hex(payload), captured, url)
     return [ArchivedResponse(url, status, list(record.http_headers.headers), payload, ref)]
 
 
@@ -236,3 +237,50 @@ def read_archive(path: Path, problems: list[str] | None = None) -> list[Archived
     if problems is not None:
         problems.extend(contents.problems)
     return contents.responses
+
+
+@dataclass
+class Exchange:
+    """One archived response with what belongs to it: the request that asked for it
+    (``WARC-Concurrent-To``), the records derived from it (``WARC-Refers-To``: e.g. the DOM a
+    browser rendered from the page) and the file's warcinfo fields. ``body``: the payload
+    exactly as archived (content encoding kept), the bytes its sha256 is of."""
+
+    file: Path
+    response: ArchivedResponse
+    warc_headers: list[tuple[str, str]]
+    status_line: str
+    request_line: str | None = None
+    request_headers: list[tuple[str, str]] = field(default_factory=list)
+    derived: list[tuple[str, str, str, bytes]] = field(default_factory=list)  # (type, record id, content type, body)
+    warcinfo: dict[str, str] = field(default_factory=dict)
+
+
+def read_exchange(file: Path, record_id: str) -> Exchange | None:
+    """The response record ``record_id`` of a WARC file with its request and derived records;
+    None when the file holds no such response. The file is read strictly first
+    (``read_file``: a bad file raises ``ArchiveError``, it is never shown as evidence)."""
+    file = Path(file)
+    response = next((r for r in read_file(file) if r.ref.record_id == record_id), None)
+    if response is None:
+        return None
+    ex = Exchange(file, response, [], "")
+    with open(file, "rb") as fh:
+        for record in ArchiveIterator(fh):
+            h = record.rec_headers
+            if record.rec_type == "warcinfo":
+                for line in record.content_stream().read().decode("utf-8", "replace").splitlines():
+                    key, sep, value = line.partition(":")
+                    if sep:
+                        ex.warcinfo[key.strip()] = value.strip()
+            elif record.rec_type == "response" and h.get_header("WARC-Record-ID") == record_id:
+                ex.warc_headers = list(h.headers)
+                ex.status_line = record.http_headers.statusline
+            elif record.rec_type == "request" and h.get_header("WARC-Concurrent-To") == record_id:
+                ex.request_line = record.http_headers.protocol + " " + record.http_headers.statusline \
+                    if record.http_headers.protocol else record.http_headers.statusline
+                ex.request_headers = list(record.http_headers.headers)
+            elif h.get_header("WARC-Refers-To") == record_id:
+                ex.derived.append((record.rec_type, h.get_header("WARC-Record-ID") or "",
+                                   h.get_header("Content-Type") or "", record.content_stream().read()))
+    return ex

@@ -14,7 +14,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from pricewatch.warc_common import (PROVIDER_FIELD, WARC_CONFORMS_TO, WARC_FORMAT, WARC_VERSION, CaptureRef,
-                                    parse_warc_date, provider_from_name, sha256_hex, warc_date)
+                                    archive_relpath, parse_warc_date, provider_from_name, sha256_hex, warc_date)
 
 # Hop-by-hop / transport headers that describe the wire, not the body we store.
 _DROP_HEADERS = {"transfer-encoding", "connection", "keep-alive"}
@@ -109,7 +109,30 @@ class WarcArchiveWriter:
         self._writer.write_record(request)
         self._fh.flush()
         self.records += 1
-        return CaptureRef(str(self.path), record_id, sha256_hex(body), captured_at, url)
+        return CaptureRef(self.stored_path, record_id, sha256_hex(body), captured_at, url)
+
+    @property
+    def stored_path(self) -> str:
+        """What an offer stores for this file: its path relative to the archive root."""
+        return archive_relpath(self.path.parent / self.filename)
+
+    def write_conversion(self, url: str, refers_to: str, body: bytes, content_type: str,
+                         captured_at: datetime | None = None, record_id: str | None = None) -> CaptureRef:
+        """A document derived from an archived response, such as the DOM a browser rendered
+        from a page and its scripts: a ``conversion`` record (WARC 1.1 §6.8) whose
+        ``WARC-Refers-To`` is the response it was derived from. It is never a ``response``:
+        no server sent these bytes, and a replay never serves them."""
+        captured_at = captured_at or datetime.now(timezone.utc)
+        if self._writer is None:
+            self._open(captured_at)
+        record_id = record_id or f"<urn:uuid:{uuid.uuid4()}>"
+        record = self._writer.create_warc_record(
+            url, "conversion", payload=io.BytesIO(body), warc_content_type=content_type,
+            warc_headers_dict={"WARC-Date": warc_date(captured_at), "WARC-Record-ID": record_id,
+                               "WARC-Refers-To": refers_to})
+        self._writer.write_record(record)
+        self._fh.flush()
+        return CaptureRef(self.stored_path, record_id, sha256_hex(body), captured_at, url)
 
     def close(self) -> None:
         if self._fh is not None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from datetime import datetime, timezone
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from pricewatch.archive import WarcArchiveWriter
+from pricewatch.archive import ArchiveError, WarcArchiveWriter
 
+logger = logging.getLogger(__name__)
 
 _crawl_writers: WeakKeyDictionary = WeakKeyDictionary()
 
@@ -29,19 +32,47 @@ def crawl_archive(crawler) -> WarcArchiveWriter:
     return writer
 
 
+def package_crawl_archive(crawler) -> None:
+    """When the crawl closes: its WARC file is closed and packaged as a WACZ beside it
+    (pricewatch/wacz.py), unless PRICEWATCH_WACZ is off. A crawl that received nothing has no
+    WARC and gets no WACZ. The WACZ is derived from the WARC (the evidence offers point to):
+    a packaging failure is logged and counted, it does not fail the crawl."""
+    writer = _crawl_writers.pop(crawler, None)
+    if writer is None:
+        return
+    writer.close()
+    if not writer.path.exists() or not crawler.settings.getbool("PRICEWATCH_WACZ", True):
+        return
+    from pricewatch import wacz
+    try:
+        out = wacz.package([writer.path], wacz.wacz_path(writer.path),
+                           title=f"pricewatch {crawler.spider.name} crawl {writer.path.parent.name}",
+                           description=f"every response the {crawler.spider.name} crawl received, with its request")
+    except (ArchiveError, ValueError, OSError) as exc:
+        logger.error("WACZ of %s not written: %s", writer.path, exc)
+        crawler.stats.inc_value("pricewatch/wacz_errors")
+        return
+    crawler.stats.set_value("pricewatch/wacz_files", crawler.stats.get_value("pricewatch/wacz_files", []) + [str(out)])
+
+
 class WarcArchiveMiddleware:
     """Writes each response (any status) with its request to a dated WARC file, one file per
-    crawl, and records the reference in ``request.meta['capture']``. Off during a replay:
-    the replayed archive already is the evidence."""
+    crawl, and records the reference in ``request.meta['capture']``; when the crawl closes,
+    packages that file as a WACZ beside it. Off during a replay: the replayed archive already
+    is the evidence."""
 
     def __init__(self, crawler):
         if crawler.settings.get("PRICEWATCH_REPLAY"):
             raise NotConfigured("replaying an archive")
         self.crawler = crawler
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
+
+    def spider_closed(self, spider) -> None:
+        package_crawl_archive(self.crawler)
 
     def _writer(self) -> WarcArchiveWriter:
         return crawl_archive(self.crawler)

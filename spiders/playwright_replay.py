@@ -6,8 +6,10 @@ the parser if the page's JavaScript runs again on them. So:
 
 * live: the browser fetches as usual (scrapy-playwright's own route applies our User-Agent);
   every response it receives is written, body as received, to the crawl's WARC file
-  (``spiders.middlewares.crawl_archive``). The rendered DOM handed to the spider is derived and
-  is not archived as a response.
+  (``spiders.middlewares.crawl_archive``). The rendered DOM handed to the spider is derived,
+  not received: it is written after them as a ``conversion`` record whose ``WARC-Refers-To`` is
+  the page's own response (``response.meta["rendered_capture"]``), never as a response, so a
+  replay serves the network responses and the page's JavaScript renders it again.
 * replay (PRICEWATCH_REPLAY): every browser request is fulfilled from the archive
   (``pricewatch.archive.ReplayIndex``). A request the archive does not hold is aborted (a
   navigation gets a 404) and named in the crawl report; nothing reaches the network.
@@ -107,6 +109,7 @@ class PageSession:
         # failed (replay: was not archived). Its own sub-request errors are left to its script.
         self.incomplete = asyncio.Event()
         self.attached = False
+        self.rendered: dict | None = None           # live: the conversion record of the rendered DOM
 
     async def attach(self, page, request) -> None:
         """playwright_page_init_callback: runs after scrapy-playwright routed the page, so this
@@ -183,8 +186,10 @@ class PageSession:
         return (response, body, await response.all_headers(), await response.request.all_headers(),
                 datetime.now(timezone.utc))
 
-    async def archive(self) -> None:
-        """Live: writes what the page fetched to the crawl's WARC file, in arrival order."""
+    async def archive(self, rendered=None) -> None:
+        """Live: writes what the page fetched to the crawl's WARC file, in arrival order, then
+        the DOM the browser rendered from it (``rendered``: the response handed to the spider)
+        as a conversion of the page's response."""
         writer = crawl_archive(self.handler.crawler)
         for read in await asyncio.gather(*self.exchanges, return_exceptions=True):
             if isinstance(read, BaseException):
@@ -199,6 +204,10 @@ class PageSession:
                 request_body=response.request.post_data_buffer or b"",
             )
             self.record(response.url, ref.as_meta(), response.status, response.request)
+        if rendered is not None and self.document:
+            ref = writer.write_conversion(rendered.url, self.document["warc_record_id"], rendered.body,
+                                          f"text/html; charset={getattr(rendered, 'encoding', 'utf-8')}")
+            self.rendered = ref.as_meta()
 
 
 class ArchivingPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
@@ -238,13 +247,14 @@ class ArchivingPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
         keep_page = request.meta.get("playwright_include_page", False)
         request.meta["playwright_page_init_callback"] = init
         request.meta["playwright_include_page"] = True  # we close it once its bodies are read
+        response = None
         try:
             response = await super().download_request(request)
             if not session.attached:
                 raise RuntimeError(f"{request.url}: browser routing was not installed (see log)")
         finally:
             if not self.replay:  # also when the page failed: what it did receive is evidence
-                await session.archive()
+                await session.archive(response)
             page = request.meta.get("playwright_page")
             if not keep_page:
                 request.meta.pop("playwright_page", None)
@@ -254,6 +264,8 @@ class ArchivingPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
         request.meta["browser_captures"] = dict(session.captures)
         if session.document:
             request.meta["capture"] = session.document
+        if session.rendered:
+            request.meta["rendered_capture"] = session.rendered
         return response
 
 

@@ -82,7 +82,9 @@ def test_replayed_snapshot_is_dated_by_the_warc_records_and_every_price_has_evid
     assert observed == {"massed_compute": "2026-08-22T12:00:00Z", "thunder_compute": "2026-10-29T02:00:04Z"}
     evidence = rows(path, "SELECT DISTINCT warc_file, warc_record_id, body_sha256, source_url FROM offers")
     for warc_file, record_id, sha, url in evidence:
-        with open(warc_file, "rb") as fh:
+        # Stored relative to the archive root (<date>/<file>), here the replayed folder.
+        from pricewatch.warc_common import warc_candidates
+        with open(warc_candidates(warc_file, [seeds])[0], "rb") as fh:
             match = [(r.rec_headers.get_header("WARC-Target-URI"), sha256_hex(r.raw_stream.read()))
                      for r in ArchiveIterator(fh) if r.rec_headers.get_header("WARC-Record-ID") == record_id]
         assert match == [(url, sha)], record_id
