@@ -1,0 +1,175 @@
+"""Microsoft Azure: the public Retail Prices API (``prices.azure.com/api/retail/prices``, no key).
+
+One query for the GPU VM sizes we know (``spiders/instance_types.py`` AZURE_SKUS), Linux and
+Windows meters alike (the API cannot tell them apart in the filter), pay-as-you-go only:
+``serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and (armSkuName eq '...' or ...)``.
+The answer is an envelope ``{"BillingCurrency", "CustomerEntityId", "CustomerEntityType",
+"Items": [...], "NextPageLink", "Count"}``; ``NextPageLink`` (a whole URL, ``$skip=``) is followed
+until it is null. A page whose ``Count`` is not its number of items, a link back to a page
+already read, or a page that is not that envelope is a layout error.
+
+Each item is one meter: ``armSkuName`` (``Standard_ND96isr_H100_v5``), ``armRegionName``,
+``retailPrice`` (USD per VM-hour, ``unitOfMeasure`` "1 Hour", checked), ``meterName``,
+``productName``, ``type``. What is an offer:
+
+- ``meterName`` "... Spot" is billing ``spot``; "... Low Priority" (the legacy Batch/VMSS
+  low-priority tier) is skipped; everything else is ``on-demand``;
+- ``productName`` "... Windows" is a Windows licence meter: skipped (we compare Linux VMs);
+- ``type`` other than "Consumption" (``DevTestConsumption``, ``Reservation``: a reservation's
+  price is the whole term, not an hourly rate) is not read as an hourly price: skipped, counted
+  in the source fact ``non_consumption_meters``;
+- US Government regions (``usgov*``, ``usdod*``) are not open to the public: skipped;
+- a ``currencyCode`` (or the envelope's ``BillingCurrency``) other than USD fails;
+- a 0 price is no offer; a price that is not a number fails;
+- the GPU model and count come from the size table; a size not in it is reported in the
+  source fact ``unknown_instance_types`` and makes no offer (never guessed).
+One offer per size, region and billing; ``sku`` = armSkuName.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import quote
+
+import scrapy
+
+from spiders.base import Parsed, PriceSpider, json_member, load_json, stated_currency
+from spiders.instance_types import AZURE_SKUS, azure_gpus
+
+API = "https://prices.azure.com/api/retail/prices"
+NOT_PUBLIC_REGIONS = ("usgov", "usdod")
+
+
+def query_url(skus=tuple(AZURE_SKUS)) -> str:
+    skus_filter = " or ".join(f"armSkuName eq '{s}'" for s in skus)
+    flt = f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ({skus_filter})"
+    return f"{API}?$filter={quote(flt, safe='')}"
+
+
+URL = query_url()
+
+
+def _billing(meter: str) -> str | None:
+    if meter.endswith(" Low Priority"):
+        return None
+    return "spot" if meter.endswith(" Spot") else "on-demand"
+
+
+def _page_name(url: str) -> str:
+    """A page named in a readable line: the API path and its ``$skip`` (the filter is long)."""
+    skip = re.search(r"[?&]\$skip=(\d+)", url)
+    return f"{API} ({'$skip=' + skip[1] if skip else 'first page'})"
+
+
+def parse_prices(text: str, url: str = URL) -> Parsed:
+    """Offers of one page of the Retail Prices answer (its ``NextPageLink``: :func:`next_page`)."""
+    parsed = Parsed()
+    url = _page_name(url)
+    document = load_json(text, url, parsed)
+    items = json_member(document, "Items", list, url, parsed) if document is not None else None
+    if items is None:
+        return parsed
+    if document.get("Count") != len(items):
+        parsed.error(f"{url}: Count {document.get('Count')!r} but {len(items)} Items: a cut page")
+        return parsed
+    foreign = stated_currency(document, keys=("BillingCurrency",))
+    if foreign:
+        parsed.error(f"{url}: the answer states {foreign}; retailPrice is read as USD")
+        return parsed
+    problems: dict[str, list[str]] = {}
+    facts: dict[str, list[str]] = {}
+    for item in items:
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in
+                                                 ("armSkuName", "armRegionName", "meterName", "productName", "type")):
+            problems.setdefault("an item lacks armSkuName/armRegionName/meterName/productName/type", []).append("?")
+            continue
+        sku, region, meter = item["armSkuName"], item["armRegionName"], item["meterName"]
+        where = f"{sku}@{region} {meter!r}"
+        if item["type"] != "Consumption":
+            facts.setdefault("non_consumption_meters", []).append(f"{where}: {item['type']}")
+            continue
+        billing = _billing(meter)
+        if (billing is None or "windows" in item["productName"].lower()
+                or region.startswith(NOT_PUBLIC_REGIONS)):
+            continue
+        if item.get("unitOfMeasure") != "1 Hour":
+            problems.setdefault(f"unitOfMeasure is not '1 Hour'", []).append(f"{where}: {item.get('unitOfMeasure')!r}")
+            continue
+        foreign = stated_currency(item, keys=("currencyCode",))
+        if foreign:
+            problems.setdefault("an item states another currency", []).append(f"{where}: {foreign}")
+            continue
+        price = item.get("retailPrice")
+        if not isinstance(price, (int, float)) or isinstance(price, bool) or price < 0:
+            problems.setdefault("retailPrice is not a price", []).append(f"{where}: {price!r}")
+            continue
+        if price == 0:
+            continue
+        gpus = azure_gpus(sku)
+        if gpus is None:
+            facts.setdefault("unknown_instance_types", []).append(f"{sku} ({item['productName']})")
+            continue
+        parsed.offer(sku=sku, gpu_label=gpus.label, gpu_count=gpus.count, vram_gb=gpus.vram_gb,
+                     billing=billing, tier=billing, region=region, currency="USD", price_raw=price,
+                     price_unit="instance_hour")
+    for message, where in problems.items():
+        shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+        parsed.error(f"{url}: {message}: {shown}")
+    for fact, entries in facts.items():
+        unique = list(dict.fromkeys(entries))
+        parsed.facts.append({"fact": fact, "value_num": len(unique), "value_text": "; ".join(unique)})
+    return parsed
+
+
+def next_page(text: str) -> str | None:
+    """``NextPageLink`` of a page, or None on the last one."""
+    try:
+        link = json.loads(text).get("NextPageLink")
+    except (ValueError, AttributeError):
+        return None
+    return link if isinstance(link, str) and link else None
+
+
+class AzureSpider(PriceSpider):
+    name = "azure"
+    allowed_domains = ["prices.azure.com"]
+    pricing_url = URL
+
+    family = "hyperscaler"
+    robots = "not applicable (API host)"
+    terms = ("not checked offline; the Retail Prices API is Microsoft's documented, unauthenticated "
+             "public API for price lists, the route we use (no portal or calculator scraping).")
+    cadence = "daily"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seen: set[str] = set()
+        self.counts = {"offers": 0, "errors": 0}
+        self.facts: dict[str, list[str]] = {}
+
+    async def start(self):
+        self.seen.add(URL)
+        yield scrapy.Request(URL, callback=self.parse_page, errback=self.request_failed)
+
+    def parse_page(self, response):
+        parsed = parse_prices(response.text, response.url)
+        self.counts["offers"] += len(parsed.offers)
+        self.counts["errors"] += len(parsed.errors)
+        for fact in parsed.facts:   # merged over all pages, emitted once at the end
+            self.facts.setdefault(fact["fact"], []).extend(fact["value_text"].split("; "))
+        parsed.facts = []
+        yield from self.emit(parsed)
+        link = next_page(response.text) if not parsed.errors else None
+        if link and (link in self.seen or response.urljoin(link) in self.seen):
+            self.layout_error(f"{_page_name(response.url)}: NextPageLink points back to a page already read")
+            link = None
+        if link:
+            self.seen.add(link)
+            yield scrapy.Request(link, callback=self.parse_page, errback=self.request_failed)
+            return
+        facts = [{"fact": name, "value_num": len(set(v)), "value_text": "; ".join(dict.fromkeys(v))}
+                 for name, v in self.facts.items()]
+        yield from self.emit(Parsed(facts=facts))
+        if not self.counts["offers"] and not self.counts["errors"]:
+            self.layout_error(f"{API}: no Linux pay-as-you-go meter of a known GPU VM size in any page")
