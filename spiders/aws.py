@@ -1,0 +1,208 @@
+"""AWS EC2: the public Price List bulk offer files, one per region, GPU instances only.
+
+``GET https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/<region>/index.json``
+(no key). The documented offer-file shape: ``{"formatVersion", "disclaimer", "offerCode":
+"AmazonEC2", "version", "publicationDate", "products": {<sku>: {"sku", "productFamily",
+"attributes": {...}}}, "terms": {"OnDemand": {<sku>: {<sku>.<offerTermCode>: {"priceDimensions":
+{<rateCode>: {"unit": "Hrs", "pricePerUnit": {"USD": "55.0400000000"}, ...}}, "termAttributes"}}},
+"Reserved": {...}}}``.
+
+**Big answers stay cheap.** A region's file is hundreds of MB (more for us-east-1). It is never
+``json.loads``-ed: :func:`parse_offer_file` streams it with ijson (yajl2 C backend) over the body
+as received (``response.body`` wrapped in a BytesIO, which shares the bytes: no copy, and never
+``response.text``, which would decode a second copy), three passes: ``products`` (kept: only the
+GPU instance SKUs we sell-compare), then ``terms.OnDemand`` and ``terms.Reserved`` (kept: only
+those SKUs). Memory beyond the body is the few hundred kept SKUs; figures in
+``benchmarks/bench_hyperscaler_stream.py``. ``DOWNLOAD_MAXSIZE`` is raised for these requests
+only (``download_maxsize`` meta), ``DOWNLOAD_WARNSIZE`` silenced for them.
+
+What is an offer (the EC2 price page's "Linux on-demand", the rows a reader compares):
+``productFamily`` "Compute Instance", ``operatingSystem`` Linux, ``tenancy`` Shared,
+``preInstalledSw`` NA, ``licenseModel`` "No License required", ``capacitystatus`` Used,
+``operation`` RunInstances. GPU model and count from the instance type
+(``spiders/instance_types.py``); an instance of ``instanceFamily`` "GPU instance" whose type the
+table lacks is reported (source fact ``unknown_instance_types``), never guessed.
+
+- ``OnDemand`` terms: billing on-demand, one ``Hrs`` price dimension in USD (checked).
+- ``Reserved`` terms: only ``PurchaseOption`` "No Upfront" has a plain hourly rate: billing
+  reserved, ``reserved_term`` "1 year" / "3 years" (``LeaseContractLength`` 1yr / 3yr), tier
+  "<OfferingClass> no upfront"; Partial / All Upfront mix a fee with an hourly rate and are not
+  turned into an hourly figure (counted in the fact ``reserved_with_upfront_fee``).
+- Spot prices are not in the Price List (a separate feed): not covered here.
+- A price dimension whose unit is not "Hrs", a currency other than USD, or a term for a SKU we
+  kept with no readable price is a layout error. A 0 price is no offer.
+``sku`` = the instance type; ``region`` = the region code of the file.
+"""
+
+from __future__ import annotations
+
+import io
+
+import ijson
+import scrapy
+
+from spiders.base import Parsed, PriceSpider
+from spiders.instance_types import aws_gpus
+
+OFFERS = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.json"
+#: The regions of the real recording (US East N. Virginia / Ohio, US West Oregon, Tokyo, Mumbai,
+#: Sydney, São Paulo); ``-a regions=us-east-1,eu-west-1`` names others.
+REGIONS = ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-south-1", "ap-southeast-2", "sa-east-1")
+MAX_BYTES = 8 * 1024 ** 3
+LINUX_ON_DEMAND = {"operatingSystem": "Linux", "tenancy": "Shared", "preInstalledSw": "NA",
+                   "licenseModel": "No License required", "capacitystatus": "Used", "operation": "RunInstances"}
+TERMS = {"1yr": "1 year", "3yr": "3 years"}
+
+
+def _region_of(url: str) -> str:
+    parts = url.rstrip("/").split("/")
+    return parts[-2] if len(parts) >= 2 else ""
+
+
+def _hourly(term: dict, where: str, problems: dict[str, list[str]]):
+    """The one hourly USD price of a term's price dimensions (a string as printed), or None."""
+    hourly = []
+    for dim in (term.get("priceDimensions") or {}).values():
+        prices = dim.get("pricePerUnit") or {}
+        if set(prices) - {"USD"} or "USD" not in prices:
+            problems.setdefault("pricePerUnit is not in USD", []).append(f"{where}: {sorted(prices)}")
+            return None
+        if dim.get("unit") == "Hrs":
+            hourly.append(prices["USD"])
+        elif dim.get("unit") != "Quantity":
+            problems.setdefault("a price dimension's unit is not Hrs", []).append(f"{where}: {dim.get('unit')!r}")
+            return None
+    if len(hourly) != 1:
+        problems.setdefault("a term has no single hourly price", []).append(f"{where}: {len(hourly)} Hrs dimensions")
+        return None
+    return hourly[0]
+
+
+def parse_offer_file(body: bytes | memoryview, url: str) -> Parsed:
+    """GPU instance offers of one region's EC2 offer file, streamed (never loaded whole)."""
+    parsed = Parsed()
+    region = _region_of(url)
+    url = f"EC2 offer file {region}"   # errors name the file briefly (the full URL is in the log)
+    problems: dict[str, list[str]] = {}
+    facts: dict[str, list[str]] = {}
+    kept: dict[str, dict] = {}   # sku -> product attributes (GPU Linux on-demand instances)
+
+    def stream(prefix):
+        return ijson.kvitems(io.BytesIO(body), prefix, use_float=False)
+
+    try:
+        offer_code = next(ijson.items(io.BytesIO(body), "offerCode"), None)
+        if offer_code != "AmazonEC2":
+            parsed.error(f"{url}: not an AmazonEC2 offer file (offerCode {offer_code!r})")
+            return parsed
+        products = 0
+        for sku, product in stream("products"):
+            products += 1
+            attrs = product.get("attributes") or {}
+            if product.get("productFamily") != "Compute Instance":
+                continue
+            if any(attrs.get(k) != v for k, v in LINUX_ON_DEMAND.items()):
+                continue
+            itype = attrs.get("instanceType", "")
+            if aws_gpus(itype) is not None:
+                kept[sku] = attrs
+            elif attrs.get("instanceFamily") == "GPU instance":
+                facts.setdefault("unknown_instance_types", []).append(itype)
+        if not products:
+            parsed.error(f"{url}: no 'products' object in the offer file")
+            return parsed
+        found = {"OnDemand": set(), "Reserved": set()}
+        for kind in found:
+            for sku, terms in stream(f"terms.{kind}"):
+                if sku not in kept:
+                    continue
+                found[kind].add(sku)
+                for term in terms.values():
+                    _term_offers(parsed, kind, kept[sku], term, region, problems, facts)
+    except ijson.JSONError as exc:
+        parsed.error(f"{url}: not a JSON document we can read ({str(exc)[:120]})")
+        return parsed
+    missing = sorted(kept[s]["instanceType"] for s in set(kept) - found["OnDemand"])
+    if missing:
+        problems.setdefault("a GPU instance has no OnDemand term", []).extend(missing)
+    for message, where in problems.items():
+        shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+        parsed.error(f"{url}: {message}: {shown}")
+    for fact, entries in facts.items():
+        unique = sorted(set(entries))
+        parsed.facts.append({"fact": fact, "value_num": len(unique), "value_text": "; ".join(unique)})
+    if not kept and not parsed.errors:
+        parsed.error(f"{url}: no Linux shared-tenancy GPU instance in the offer file")
+    return parsed
+
+
+def _term_offers(parsed, kind, attrs, term, region, problems, facts):
+    itype = attrs["instanceType"]
+    gpus = aws_gpus(itype)
+    where = f"{itype} {term.get('offerTermCode', '?')}"
+    common = dict(sku=itype, gpu_label=gpus.label, gpu_count=gpus.count, vram_gb=gpus.vram_gb,
+                  region=attrs.get("regionCode") or region, currency="USD", price_unit="instance_hour")
+    if kind == "OnDemand":
+        price = _hourly(term, where, problems)
+        if price is not None and float(price) > 0:
+            parsed.offer(**common, billing="on-demand", tier="on-demand", price_raw=price)
+        return
+    ta = term.get("termAttributes") or {}
+    length, option, klass = ta.get("LeaseContractLength"), ta.get("PurchaseOption"), ta.get("OfferingClass")
+    if length not in TERMS or not option or not klass:
+        problems.setdefault("a Reserved term lacks LeaseContractLength/PurchaseOption/OfferingClass", []).append(where)
+        return
+    if option != "No Upfront":
+        facts.setdefault("reserved_with_upfront_fee", []).append(f"{itype} {length} {klass} {option}")
+        return
+    price = _hourly(term, where, problems)
+    if price is not None and float(price) > 0:
+        parsed.offer(**common, billing="reserved", tier=f"{klass} no upfront", reserved_term=TERMS[length],
+                     price_raw=price)
+
+
+class AwsSpider(PriceSpider):
+    name = "aws"
+    allowed_domains = ["pricing.us-east-1.amazonaws.com"]
+    custom_settings = {"DOWNLOAD_WARNSIZE": 0}
+
+    family = "hyperscaler"
+    robots = "not applicable (API host)"
+    terms = ("not checked offline; the Price List bulk offer files are AWS's documented public, "
+             "keyless price API (no console or calculator scraping). Files change at most a few times a day.")
+    cadence = "daily"
+
+    def __init__(self, *args, regions: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.regions = tuple(r.strip() for r in regions.split(",") if r.strip()) if regions else REGIONS
+        self.facts: dict[str, list[str]] = {}
+
+    # One region at a time: the next file is requested once the previous one is parsed, so at
+    # most one body of hundreds of MB is held (and the facts of all regions are emitted once).
+    def _request(self, i: int):
+        return scrapy.Request(OFFERS.format(region=self.regions[i]), callback=self.parse_offers,
+                              errback=self.region_failed, cb_kwargs={"i": i},
+                              meta={"download_maxsize": MAX_BYTES, "region_index": i})
+
+    async def start(self):
+        yield self._request(0)
+
+    def parse_offers(self, response, i):
+        parsed = parse_offer_file(response.body, response.url)
+        region = self.regions[i]
+        for fact in parsed.facts:
+            self.facts.setdefault(fact["fact"], []).extend(f"{region}: {v}" for v in fact["value_text"].split("; "))
+        parsed.facts = []
+        yield from self.emit(parsed)
+        yield from self._next(i)
+
+    def region_failed(self, failure):
+        self.request_failed(failure)
+        yield from self._next(failure.request.meta["region_index"])
+
+    def _next(self, i: int):
+        if i + 1 < len(self.regions):
+            yield self._request(i + 1)
+            return
+        yield from self.emit(Parsed(facts=[{"fact": name, "value_num": len(v), "value_text": "; ".join(v)}
+                                           for name, v in self.facts.items()]))

@@ -1,0 +1,168 @@
+"""AWS EC2: parse_offer_file on the shipped 2026-09-28 capture (streamed offer files).
+
+The capture is COMPOSED from REAL values (see its exchanges.yaml): the 51 GPU offers of the real
+recording tests/real/aws/ewyluda_aws.json (meteredUnitMaps per region), set in the documented
+bulk offer-file shape. Expected values below are read off the real recording (quoted).
+"""
+
+import copy
+import json
+
+from pricewatch import collect
+from spiders.aws import OFFERS, parse_offer_file
+from spiders.base import Parsed
+from tests.conftest import CAPTURES_SRC, ROOT, shipped
+from tests.inprocess import run_parsed
+
+SRC = CAPTURES_SRC / "2026-09-28" / "aws"
+REAL = json.loads((ROOT / "tests" / "real" / "aws" / "ewyluda_aws.json").read_text())
+REGIONS = ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1", "ap-south-1", "ap-southeast-2", "sa-east-1")
+US_EAST_1 = json.loads((SRC / "us-east-1.json").read_text())
+URL = OFFERS.format(region="us-east-1")
+
+
+def run(doc=US_EAST_1, url=URL):
+    body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    return run_parsed("aws", parse_offer_file(body, url), url=url)
+
+
+def variant():
+    return copy.deepcopy(US_EAST_1)
+
+
+def sku_of(doc, instance_type):
+    return next(s for s, p in doc["products"].items() if p["attributes"]["instanceType"] == instance_type)
+
+
+def offers(result, instance_type):
+    return {(o["billing"], o["tier"], o["reserved_term"]): o for o in result.items if o["sku"] == instance_type}
+
+
+def test_the_composed_offer_files_carry_the_real_values():
+    real = {o["rateCode"]: (o["price"], o["Instance Type"], o["Location"])
+            for doc in REAL.values() for offers_ in doc["regions"].values() for o in offers_.values()}
+    composed = {}
+    for region in REGIONS:
+        doc = json.loads((SRC / f"{region}.json").read_text())
+        for sku, terms in doc["terms"]["OnDemand"].items():
+            attrs = doc["products"][sku]["attributes"]
+            for term in terms.values():
+                for rate, dim in term["priceDimensions"].items():
+                    composed[rate] = (dim["pricePerUnit"]["USD"], attrs["instanceType"], attrs["location"])
+    assert composed == real and len(real) == 51
+
+
+def test_replay_of_the_shipped_capture(crawl):
+    result = crawl("aws", shipped("aws"))
+    assert collect.judge_crawl(result).status == "ok"
+    assert len(result.items) == 51   # every real offer, 7 regions read one after the other
+    # "p5 48xlarge US East N. Virginia Linux": "price": "55.0400000000", "Instance Type": "p5.48xlarge"
+    [p5] = [o for o in result.items if (o["sku"], o["region"]) == ("p5.48xlarge", "us-east-1")]
+    assert (p5["gpu_model"], p5["gpu_count"], p5["price_per_hour"], p5["price_per_gpu_hour"]) == ("H100", 8, 55.04, 6.88)
+    assert p5["capture"]["source_url"] == URL
+    assert {o["region"] for o in result.items} == set(REGIONS)
+    assert result.report["unknown_labels"] == []
+
+
+def test_instance_types_give_gpu_model_and_count():
+    result = run()
+    assert collect.judge_crawl(result).status == "ok"
+    got = {o["sku"]: (o["gpu_model"], o["gpu_count"], o["price_per_hour"]) for o in result.items}
+    assert got == {
+        "p5.48xlarge": ("H100", 8, 55.04),          # "price": "55.0400000000"
+        "p5.4xlarge": ("H100", 1, 6.88),            # "price": "6.8800000000"
+        "p4d.24xlarge": ("A100 40GB", 8, 21.957642),  # "price": "21.9576420000"
+        "p4de.24xlarge": ("A100 80GB", 8, 27.44705),  # "price": "27.4470500000"
+        "p5en.48xlarge": ("H200", 8, 63.296),       # "price": "63.2960000000"
+        "p6-b200.48xlarge": ("B200", 8, 113.9328),  # "price": "113.9328000000"
+        "p6-b300.48xlarge": ("B300", 8, 142.416),   # "price": "142.4160000000"
+        "g6e.48xlarge": ("L40S", 8, 30.13118),      # "price": "30.1311800000"
+        "g6e.12xlarge": ("L40S", 4, 10.49264),      # "price": "10.4926400000"
+        "g6e.xlarge": ("L40S", 1, 1.861),           # "price": "1.8610000000"
+    }
+    assert {(o["billing"], o["price_unit"], o["currency"]) for o in result.items} == {("on-demand", "instance_hour", "USD")}
+
+
+def test_only_linux_shared_tenancy_without_software_is_an_offer():
+    doc = variant()
+    sku = sku_of(doc, "p5.48xlarge")
+    for n, change in enumerate(({"operatingSystem": "Windows"}, {"tenancy": "Dedicated"},
+                                {"preInstalledSw": "SQL Std"}, {"capacitystatus": "UnusedCapacityReservation"},
+                                {"licenseModel": "Bring your own license"})):
+        clone = f"CLONE{n}"
+        doc["products"][clone] = {**copy.deepcopy(doc["products"][sku]), "sku": clone}
+        doc["products"][clone]["attributes"].update(change)
+        doc["terms"]["OnDemand"][clone] = {f"{clone}.JRTCKXETXF": {
+            **copy.deepcopy(next(iter(doc["terms"]["OnDemand"][sku].values()))), "sku": clone}}
+    result = run(doc)
+    assert [o["price_per_hour"] for o in result.items if o["sku"] == "p5.48xlarge"] == [55.04]
+    assert collect.judge_crawl(result).status == "ok"
+
+
+def _reserved_term(sku, code, length, option, klass, hourly, upfront=None):
+    dims = {f"{sku}.{code}.6YS6EN2CT7": {"unit": "Hrs", "pricePerUnit": {"USD": hourly}}}
+    if upfront:
+        dims[f"{sku}.{code}.2TG2D8R56U"] = {"unit": "Quantity", "pricePerUnit": {"USD": upfront}}
+    return {f"{sku}.{code}": {"offerTermCode": code, "sku": sku, "priceDimensions": dims,
+                              "termAttributes": {"LeaseContractLength": length, "OfferingClass": klass,
+                                                 "PurchaseOption": option}}}
+
+
+def test_reserved_no_upfront_is_reserved_with_its_term_upfront_options_are_not_hourly():
+    # Variant (no real Reserved price is recorded): the documented termAttributes shape.
+    doc = variant()
+    sku = sku_of(doc, "p5.48xlarge")
+    doc["terms"]["Reserved"][sku] = {**_reserved_term(sku, "4NA7Y494T4", "1yr", "No Upfront", "standard", "38.5280000000"),
+                                     **_reserved_term(sku, "HU7G6KETJZ", "3yr", "Partial Upfront", "standard",
+                                                      "11.0000000000", upfront="289000")}
+    result = run(doc)
+    p5 = offers(result, "p5.48xlarge")
+    reserved = p5[("reserved", "standard no upfront", "1 year")]
+    assert (reserved["price_per_hour"], reserved["offer_key"]) == \
+        (38.528, "8x p5.48xlarge 80GB reserved/standard no upfront 1 year @us-east-1")
+    assert len(p5) == 2   # on-demand + the no-upfront term; the partial-upfront one is no hourly price
+    facts = {f["fact"]: f for f in result.facts}
+    assert facts["reserved_with_upfront_fee"]["value_text"] == "p5.48xlarge 3yr standard Partial Upfront"
+
+
+def test_an_unknown_gpu_instance_type_is_reported_not_guessed():
+    doc = variant()
+    sku = sku_of(doc, "g6e.xlarge")
+    doc["products"][sku]["attributes"]["instanceType"] = "g7e.2xlarge"
+    result = run(doc)
+    assert "g7e.2xlarge" not in {o["sku"] for o in result.items}
+    assert {f["fact"]: f["value_text"] for f in result.facts}["unknown_instance_types"] == "g7e.2xlarge"
+
+
+def test_a_unit_or_currency_change_fails():
+    doc = variant()
+    sku = sku_of(doc, "p5.48xlarge")
+    [dim] = next(iter(doc["terms"]["OnDemand"][sku].values()))["priceDimensions"].values()
+    dim["unit"] = "Month"
+    outcome = collect.judge_crawl(run(doc))
+    assert outcome.status == "failed" and "unit is not Hrs: p5.48xlarge JRTCKXETXF: 'Month'" in outcome.error
+    dim["unit"], dim["pricePerUnit"] = "Hrs", {"CNY": "380.00"}
+    outcome = collect.judge_crawl(run(doc))
+    assert outcome.status == "failed" and "pricePerUnit is not in USD" in outcome.error
+
+
+def test_not_an_ec2_offer_file_or_a_cut_body_fails():
+    outcome = collect.judge_crawl(run({**US_EAST_1, "offerCode": "AmazonS3"}))
+    assert outcome.status == "failed" and "not an AmazonEC2 offer file" in outcome.error
+    body = json.dumps(US_EAST_1).encode()
+    outcome = collect.judge_crawl(run(body[: len(body) // 2]))
+    assert outcome.status == "failed" and "not a JSON document we can read" in outcome.error
+
+
+def test_a_gpu_instance_without_an_on_demand_price_fails():
+    doc = variant()
+    del doc["terms"]["OnDemand"][sku_of(doc, "p5.48xlarge")]
+    outcome = collect.judge_crawl(run(doc))
+    assert outcome.status == "failed" and "a GPU instance has no OnDemand term: p5.48xlarge" in outcome.error
+
+
+def test_the_parser_reads_bytes_and_memoryviews_alike():
+    body = (SRC / "sa-east-1.json").read_bytes()
+    url = OFFERS.format(region="sa-east-1")
+    a, b = parse_offer_file(body, url), parse_offer_file(memoryview(body), url)
+    assert isinstance(a, Parsed) and a.offers == b.offers and len(a.offers) == 4
