@@ -34,6 +34,16 @@ class AlertConfig:
     # then got the whole request and may well process it: the alert is not sent to it again
     # (see pricewatch/alerts.py, deliver_alerts). Bounded, and well above a slow 10 s webhook.
     timeout_s: float = 30.0
+    # Where the archived evidence is served (e.g. a pywb / ReplayWeb.page / static host of the
+    # archive root): a message links <evidence_base_url>/<WARC path relative to the archive
+    # root>?record=<WARC-Record-ID>. Unset: messages print the `pricewatch evidence` command only.
+    evidence_base_url: str | None = None
+    # Where the claims report is published (the outage message points to it); unset: the
+    # report's path next to the database (report/claims-report.md).
+    report_url: str | None = None
+    # A folder of Jinja2 templates overriding the shipped ones (pricewatch/alerts/templates/),
+    # file by file: <kind>.title.txt, <kind>.txt, <kind>.md, <kind>.html.
+    templates: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,8 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
             raise ConfigError(f"{file}: {exc}") from exc
 
     section = raw.get("alerts", {})
-    unknown = set(section) - {"urls", "plausibility_pct", "failed_runs_threshold", "timeout_s"}
+    unknown = set(section) - {"urls", "plausibility_pct", "failed_runs_threshold", "timeout_s",
+                              "evidence_base_url", "report_url", "templates"}
     if unknown:
         raise ConfigError(f"{file}: unknown key(s) in [alerts]: {', '.join(sorted(unknown))}")
     urls = section.get("urls", ())
@@ -82,7 +93,19 @@ def load_config(path: str | os.PathLike | None = None, env: Mapping[str, str] | 
         raise ConfigError("alerts.plausibility_pct must be > 0")
     if threshold < 1:
         raise ConfigError("alerts.failed_runs_threshold must be >= 1")
-    return Config(AlertConfig(urls, plausibility, threshold, timeout), file, raw)
+    texts = {}
+    for key, var in (("evidence_base_url", "PRICEWATCH_EVIDENCE_BASE_URL"), ("report_url", "PRICEWATCH_REPORT_URL"),
+                     ("templates", "PRICEWATCH_ALERT_TEMPLATES")):
+        value = env.get(var, section.get(key))
+        if value is not None and not isinstance(value, str):
+            raise ConfigError(f"alerts.{key}: not a string: {value!r}")
+        texts[key] = value or None
+    for key in ("evidence_base_url", "report_url"):
+        if texts[key] and not re.match(r"^https?://", texts[key]):
+            raise ConfigError(f"alerts.{key} must be an http(s) URL (got {texts[key]!r})")
+    if texts["templates"] and not Path(texts["templates"]).is_dir():
+        raise ConfigError(f"alerts.templates: not a folder: {texts['templates']}")
+    return Config(AlertConfig(urls, plausibility, threshold, timeout, **texts), file, raw)
 
 
 def _number(value, name: str, kind):

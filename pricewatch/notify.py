@@ -41,7 +41,11 @@ from apprise import AppriseResultStatus, NotifyFormat, NotifyType
 log = logging.getLogger(__name__)
 MASK = "****"
 NOTIFY_TYPES = {t.value for t in NotifyType}  # info, success, warning, failure
-BODY_FORMATS = {"text": NotifyFormat.TEXT, "markdown": NotifyFormat.MARKDOWN}
+BODY_FORMATS = {"text": NotifyFormat.TEXT, "markdown": NotifyFormat.MARKDOWN, "html": NotifyFormat.HTML}
+# Generic webhooks: the body is read by a program; JSON ones also get the structured fields.
+WEBHOOK_SCHEMES = {"json", "jsons", "form", "forms", "xml", "xmls"}
+JSON_SCHEMES = {"json", "jsons"}
+FIELDS_KEY = "pricewatch"     # the JSON payload key holding the structured fields
 CONNECT_TIMEOUT_S = 5.0
 OUTCOMES = ("sent", "unconfirmed", "unreachable", "rejected")
 # What requests says (in apprise's debug line "Socket Exception: ...") for each failure.
@@ -80,6 +84,33 @@ class SendResult:
         if not self.deliveries:
             return "no alert URLs configured (set PRICEWATCH_ALERT_URLS or [alerts] urls)"
         return "; ".join(failed) or None
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a target wants a message: its body format (html for e-mail, markdown for chat
+    services that render it, text for generic webhooks and the rest), the longest body it
+    takes (apprise's body_maxlen; 0: no limit known) and whether it gets the structured fields."""
+    body_format: str
+    max_body: int
+    fields: bool
+
+
+def style(url: str) -> Style:
+    service = apprise.Apprise.instantiate(url)
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if not service:
+        return Style("text", 0, False)
+    formats = service.notify_format if isinstance(service.notify_format, tuple) else (service.notify_format,)
+    if scheme in WEBHOOK_SCHEMES:
+        fmt = "text"
+    elif formats and formats[0] == NotifyFormat.HTML and NotifyFormat.MARKDOWN not in formats:
+        fmt = "html"          # e-mail: our own HTML (autoescaped templates)
+    elif NotifyFormat.MARKDOWN in formats:
+        fmt = "markdown"      # Slack, Discord, Telegram, ...: apprise converts where needed
+    else:
+        fmt = "text"
+    return Style(fmt, int(getattr(service, "body_maxlen", 0) or 0), scheme in JSON_SCHEMES)
 
 
 def target_id(url: str) -> str:
@@ -168,10 +199,12 @@ def _scrubbed_logs(urls: list[str]):
 
 
 def send(title: str, body: str, notify_type: str = "info", urls: Iterable[str] | None = None,
-         timeout_s: float = 30, body_format: str = "text", idempotency_key: str | None = None) -> SendResult:
+         timeout_s: float = 30, body_format: str = "text", idempotency_key: str | None = None,
+         fields: dict | None = None) -> SendResult:
     """Sends one notice to each URL separately, so one broken target does not hide the others
     and a caller can retry only the targets that failed. ``body_format``: text or markdown
-    (apprise converts Markdown for targets that want HTML, e.g. e-mail)."""
+    (apprise converts Markdown for targets that want HTML, e.g. e-mail) or html. ``fields``: the
+    structured fields JSON webhooks receive under the payload key ``pricewatch``."""
     if notify_type not in NOTIFY_TYPES:
         raise ValueError(f"notify_type must be one of {sorted(NOTIFY_TYPES)}")
     if body_format not in BODY_FORMATS:
@@ -184,14 +217,14 @@ def send(title: str, body: str, notify_type: str = "info", urls: Iterable[str] |
     with _scrubbed_logs(urls):
         for url in urls:
             out.append(_send_one(url, title, body, notify_type, timeout_s, BODY_FORMATS[body_format],
-                                 idempotency_key))
+                                 idempotency_key, fields))
     for d in out:
         (log.info if d.ok else log.warning)("notice %r to %s: %s", title[:80], d.label, "sent" if d.ok else d.error)
     return SendResult(tuple(out))
 
 
 def _send_one(url: str, title: str, body: str, notify_type: str, timeout_s: float, body_format,
-              idempotency_key: str | None) -> Delivery:
+              idempotency_key: str | None, fields: dict | None = None) -> Delivery:
     label, target = redact_url(url), target_id(url)
     service = apprise.Apprise.instantiate(url)
     ap = apprise.Apprise()
@@ -205,6 +238,9 @@ def _send_one(url: str, title: str, body: str, notify_type: str, timeout_s: floa
             service.payload_extras.setdefault("alert_id", idempotency_key)
         if isinstance(getattr(service, "headers", None), dict):
             service.headers.setdefault("Idempotency-Key", idempotency_key)
+    if fields is not None and url.split("://", 1)[0].lower() in JSON_SCHEMES \
+            and isinstance(getattr(service, "payload_extras", None), dict):
+        service.payload_extras.setdefault(FIELDS_KEY, fields)
     try:
         # The call-level bound is a backstop for plugins that ignore the socket timeouts.
         result = ap.notify(body=body, title=title, notify_type=NotifyType(notify_type), body_format=body_format,

@@ -30,7 +30,7 @@ failed night, undercuts, text, delivery).
 """
 
 # Every name the single module alerts.py had, private helpers included, stays importable from here.
-from pricewatch.alerts.claims import _claim_status, _failing_causes, _failure_streaks, _source_line
+from pricewatch.alerts.claims import _claim_status, _source_line
 from pricewatch.alerts.deliver import deliver_alerts, list_alerts
 from pricewatch.alerts.derive import _load_run, _newer_derived, derive_alerts
 from pricewatch.alerts.model import Alert, _Run

@@ -8,13 +8,11 @@ one alert per page lists those claims, naming the failing source and its error o
 
 from __future__ import annotations
 
-import json
-
 from pricewatch.alerts.model import Alert, _Run
 from pricewatch.alerts.observe import _held, _hold_note
 from pricewatch.alerts.render import UTC_FMT, S, _L, _shown
 from pricewatch.alerts.sources import _streak, _unprefixed
-from pricewatch.alerts.store import _rows
+from pricewatch.alerts.store import _rows, sql
 from pricewatch.config import AlertConfig
 
 
@@ -27,35 +25,22 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
     names those sources and their error once."""
     if not run.claims:
         return []
-    refuted = set()
-    for a in _rows(con, """SELECT run_id, details FROM alerts WHERE kind = 'claim_status' AND state = 'suppressed'
-                           AND json_extract_string(details, '$.suppressed_because') IS NULL"""):
-        refuted |= {(a["run_id"], c["claim_id"]) for c in json.loads(a["details"])["claims"]}
-    history = _rows(con, """SELECT e.*, s.seq FROM claim_evaluations e JOIN run_sequence s USING (run_id)
-                            WHERE s.seq < ? ORDER BY s.seq DESC""", [run.seq])
-    streaks = _failure_streaks(con, run.seq)
-    quiet_runs = {r for runs in streaks.values() for r, n in runs.items() if 0 < n < cfg.failed_runs_threshold}
-    causes = _failing_causes(con, quiet_runs | {run.run_id})
+    # What to compare with, set-based (sql/claim_status_basis.sql): each claim's last status that
+    # counts, and whether its status now is only a short outage's.
+    basis = {r["claim_id"]: r for r in _rows(con, sql("claim_status_basis"),
+                                             [run.run_id, run.seq, cfg.failed_runs_threshold])}
 
     def cause(run_id: str, ev: dict) -> tuple[str, ...] | None:
         """The failing sources that alone make this evaluation unverifiable, else None."""
-        found = causes.get((run_id, ev["claim_id"]))
-        if ev["status"] != "unverifiable" or not found or found[1]:
-            return None
-        return found[0]
+        b = basis.get(ev["claim_id"])
+        return tuple(b["now_failing"]) if b and b["now_failing"] and ev["status"] == "unverifiable" else None
 
     def quiet(run_id: str, ev: dict) -> bool:
-        c = cause(run_id, ev)
-        return bool(c) and all(streaks.get(p, {}).get(run_id, 0) < cfg.failed_runs_threshold for p in c)
+        b = basis.get(ev["claim_id"])
+        return bool(b and b["now_quiet"])
 
-    before, verified = {}, set()
-    for ev in history:  # a status only a refuted reading or a short outage gave is not a status the claim had
-        if (ev["run_id"], ev["claim_id"]) not in refuted and not quiet(ev["run_id"], ev):
-            before.setdefault(ev["claim_id"], ev)
-            if ev["status"] != "unverifiable":
-                verified.add(ev["claim_id"])
-    # Never verified so far (its source not yet seen): its first real status is like a new claim's.
-    before = {c: ev for c, ev in before.items() if c in verified}
+    before = {c: {"status": b["before_status"], "run_id": b["before_run_id"]}
+              for c, b in basis.items() if b["before_status"] is not None}
     uses = {}
     for i in run.inputs:
         if i["run_id"] == run.run_id:
@@ -84,7 +69,7 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
         if failing:
             lines.append("Because " + ("this source has" if len(failing) == 1 else "these sources have") +
                          f" failed {cfg.failed_runs_threshold} or more runs in a row:")
-            lines += [_source_line(con, run, p, streaks) for p in failing]
+            lines += [_source_line(con, run, p) for p in failing]
             lines += [f"- {i['claim_id']}: {i['previous_status'] or 'new'} -> {status}" for i in items]
         else:
             for i in items:
@@ -102,35 +87,7 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
     return out
 
 
-def _failure_streaks(con, upto_seq: int) -> dict[str, dict[str, int]]:
-    """provider -> {run_id: how many runs in a row it had failed by that run (0: it worked)};
-    a provider not attempted in a run neither failed nor worked there."""
-    out: dict[str, dict[str, int]] = {}
-    streak: dict[str, int] = {}
-    for provider, run_id, status in con.execute(
-            """SELECT pr.provider, pr.run_id, pr.status FROM provider_runs pr JOIN run_sequence s USING (run_id)
-               WHERE pr.status <> 'not attempted' AND s.seq <= ? ORDER BY s.seq""", [upto_seq]).fetchall():
-        streak[provider] = 0 if status == "ok" else streak.get(provider, 0) + 1
-        out.setdefault(provider, {})[run_id] = streak[provider]
-    return out
-
-
-def _failing_causes(con, run_ids: set[str]) -> dict[tuple[str, str], tuple[tuple[str, ...], bool]]:
-    """(run, claim) -> (sources whose failure made an input unusable, whether any other input
-    was unusable for another reason: missing, unpriced, never seen)."""
-    if not run_ids:
-        return {}
-    out = {}
-    for run_id, claim_id, failed, other in con.execute(f"""
-            SELECT run_id, claim_id, list(DISTINCT provider ORDER BY provider) FILTER (WHERE input_status = 'failed'),
-                   bool_or(input_status NOT IN ('ok', 'failed'))
-            FROM claim_inputs WHERE input_status <> 'ok' AND run_id IN ({', '.join('?' * len(run_ids))})
-            GROUP BY 1, 2""", sorted(run_ids)).fetchall():
-        out[(run_id, claim_id)] = (tuple(failed or ()), bool(other))
-    return out
-
-
-def _source_line(con, run: _Run, provider: str, streaks: dict) -> tuple[str, str]:
+def _source_line(con, run: _Run, provider: str) -> tuple[str, str]:
     """One line per failing source: how long, since when, its latest error (once)."""
     rows = _rows(con, """SELECT pr.run_id, pr.status, pr.error, pr.observed_at FROM provider_runs pr
                          JOIN run_sequence s USING (run_id)

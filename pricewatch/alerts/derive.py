@@ -15,10 +15,10 @@ import duckdb
 
 from pricewatch.alerts.claims import _claim_status
 from pricewatch.alerts.model import _Run
-from pricewatch.alerts.observe import _moves, _resolve_suspects
+from pricewatch.alerts.observe import _moves, _resolve_suspects, prefetch
 from pricewatch.alerts.prices import _disappeared, _price_alerts, _screen_first_seen, _undercut
 from pricewatch.alerts.sources import _new_labels, _source_health
-from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows
+from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows, sql
 from pricewatch.config import AlertConfig, Config
 from warehouse import db
 
@@ -69,11 +69,11 @@ def _newer_derived(con, run: "_Run") -> dict | None:
 def _load_run(con, run_id: str, seq: int, observed_at: datetime) -> _Run:
     if not _has(con, "claim_evaluations"):
         return _Run(run_id, seq, observed_at, None, {}, [])
-    prev = _rows(con, """SELECT DISTINCT e.run_id, s.seq FROM claim_evaluations e JOIN run_sequence s USING (run_id)
+    prev = _rows(con, """SELECT e.run_id FROM claim_evaluations e JOIN run_sequence s USING (run_id)
                          WHERE s.seq < ? ORDER BY s.seq DESC LIMIT 1""", [seq])
     previous = prev[0]["run_id"] if prev else None
-    claims = {r["claim_id"]: r for r in _rows(con, "SELECT * FROM claim_evaluations WHERE run_id = ?", [run_id])}
-    runs = [r for r in (run_id, previous) if r]
-    inputs = _rows(con, f"""SELECT * FROM claim_inputs WHERE offer_key IS NOT NULL
-                            AND run_id IN ({', '.join('?' * len(runs))})""", runs)
-    return _Run(run_id, seq, observed_at, previous, claims, inputs)
+    claims = {r["claim_id"]: r for r in _rows(con, sql("run_claims"), [run_id])}
+    inputs = _rows(con, sql("run_inputs"), [[r for r in (run_id, previous) if r]])
+    run = _Run(run_id, seq, observed_at, previous, claims, inputs)
+    prefetch(con, run, {(i["provider"], i["offer_key"]) for i in inputs})
+    return run

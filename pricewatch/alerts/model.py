@@ -7,7 +7,7 @@ the same run again adds nothing, while a price that moves back later alerts agai
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from pricewatch import text
@@ -64,3 +64,7 @@ class _Run:
     previous_eval: str | None      # the latest earlier run with claim evaluations
     claims: dict                   # claim_id -> this run's evaluation
     inputs: list[dict]             # claim inputs naming an offer, this run and previous_eval
+    # (provider, offer_key) -> its last two trusted readings up to this run, newest first,
+    # fetched in one query (observe.prefetch); providers that ran ok in this run.
+    observations: dict = field(default_factory=dict)
+    ok_providers: set | None = None

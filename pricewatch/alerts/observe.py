@@ -15,19 +15,30 @@ from decimal import Decimal
 
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.render import UTC_FMT, S, _cap, _dec, _L, _money
-from pricewatch.alerts.store import _dumps, _rows
+from pricewatch.alerts.store import _dumps, _rows, sql
 from pricewatch.config import AlertConfig
+
+
+def prefetch(con, run: _Run, subjects: set[tuple[str, str]]) -> None:
+    """Reads the last two trusted readings of every offer in subjects in one query
+    (sql/trusted_observations.sql) into run.observations, and which providers ran ok."""
+    if run.ok_providers is None:
+        run.ok_providers = {p for (p,) in con.execute(
+            "SELECT provider FROM provider_runs WHERE run_id = ? AND status = 'ok'", [run.run_id]).fetchall()}
+    todo = sorted(s for s in subjects if s not in run.observations)
+    if not todo:
+        return
+    for s in todo:
+        run.observations[s] = []
+    for row in _rows(con, sql("trusted_observations"), [run.seq, [p for p, _ in todo], [k for _, k in todo]]):
+        run.observations[(row["provider"], row["offer_key"])].append(row)
 
 
 def _observations(con, run: _Run, provider: str, offer_key: str) -> tuple[dict | None, dict | None, bool]:
     """(this run's observation, the last one before it, whether the provider ran ok now)."""
-    ok_now = bool(con.execute("SELECT count(*) FROM provider_runs WHERE run_id = ? AND provider = ? AND status = 'ok'",
-                              [run.run_id, provider]).fetchone()[0])
-    obs = _rows(con, """
-        SELECT o.*, s.seq FROM offers o
-        JOIN provider_runs pr USING (run_id, provider) JOIN run_sequence s USING (run_id)
-        WHERE pr.status = 'ok' AND o.held_reason IS NULL AND o.provider = ? AND o.offer_key = ? AND s.seq <= ?
-        ORDER BY s.seq DESC LIMIT 2""", [provider, offer_key, run.seq])
+    prefetch(con, run, {(provider, offer_key)})
+    ok_now = provider in run.ok_providers
+    obs = run.observations[(provider, offer_key)]
     cur = obs[0] if obs and obs[0]["run_id"] == run.run_id else None
     before = [o for o in obs if o["run_id"] != run.run_id]
     return cur, (before[0] if before else None), ok_now

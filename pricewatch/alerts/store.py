@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
+from importlib.resources import files
 
 from pricewatch.config import AlertConfig, Config, load_config
 
@@ -14,6 +16,12 @@ def _alert_config(config) -> AlertConfig:
     if config is None:
         return load_config().alerts
     return config.alerts if isinstance(config, Config) else config
+
+
+@cache
+def sql(name: str) -> str:
+    """The text of pricewatch/alerts/sql/<name>.sql (each file says what it produces)."""
+    return (files("pricewatch.alerts") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
 
 
 def _has(con, name: str) -> bool:

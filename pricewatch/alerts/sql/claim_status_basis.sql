@@ -1,0 +1,75 @@
+-- claim_status_basis: what claim_status alerts compare, for run $1 (snapshot order $2), with
+-- alerts.failed_runs_threshold $3. One row per claim evaluated in run $1:
+--   now_failing     the failing sources that alone make it unverifiable now (NULL: none)
+--   now_quiet       unverifiable only because those sources failed fewer than $3 runs in a row
+--                   (not news yet)
+--   before_status   the status the claim last had that counts: not given by a short outage
+--                   (quiet) nor by a suspect reading the next run refuted; NULL when the claim
+--                   was never verified before (its first real status is like a new claim's)
+--   before_run_id   the run of that status
+-- A snapshot evaluated again under new rules (claim_evaluations.trigger 'rules') counts once,
+-- by its latest evaluation. Set-based: nothing of the history is read into Python.
+WITH evals AS (
+    SELECT e.run_id, e.claim_id, e.status, e.rules_version, s.seq
+    FROM claim_evaluations e JOIN run_sequence s USING (run_id)
+    WHERE s.seq <= $2
+    QUALIFY row_number() OVER (PARTITION BY e.run_id, e.claim_id
+                               ORDER BY e.evaluated_at DESC, e.rules_version DESC) = 1
+),
+provider_seq AS (
+    SELECT pr.provider, pr.run_id, pr.status, s.seq,
+           count(*) FILTER (WHERE pr.status = 'ok')
+               OVER (PARTITION BY pr.provider ORDER BY s.seq ROWS UNBOUNDED PRECEDING) AS oks
+    FROM provider_runs pr JOIN run_sequence s USING (run_id)
+    WHERE pr.status <> 'not attempted' AND s.seq <= $2
+),
+streaks AS (   -- how many runs in a row each provider had failed by each run (0: it worked)
+    SELECT provider, run_id,
+           CASE WHEN status = 'ok' THEN 0
+                ELSE row_number() OVER (PARTITION BY provider, oks ORDER BY seq)
+                     - CASE WHEN oks > 0 THEN 1 ELSE 0 END END AS failed_in_a_row
+    FROM provider_seq
+),
+causes AS (    -- unverifiable evaluations whose only unusable inputs come from failed sources
+    SELECT i.run_id, i.claim_id,
+           list(DISTINCT i.provider ORDER BY i.provider) FILTER (WHERE i.input_status = 'failed') AS failing,
+           bool_or(i.input_status NOT IN ('ok', 'failed')) AS other
+    FROM claim_inputs i
+    JOIN evals e ON e.run_id = i.run_id AND e.claim_id = i.claim_id AND e.rules_version = i.rules_version
+    WHERE e.status = 'unverifiable' AND i.input_status <> 'ok'
+    GROUP BY i.run_id, i.claim_id
+),
+failing AS (
+    SELECT run_id, claim_id, failing, unnest(failing) AS provider
+    FROM causes WHERE NOT other AND len(failing) > 0
+),
+quiet AS (
+    SELECT f.run_id, f.claim_id, any_value(f.failing) AS failing,
+           max(coalesce(st.failed_in_a_row, 0)) < $3 AS quiet
+    FROM failing f LEFT JOIN streaks st ON st.provider = f.provider AND st.run_id = f.run_id
+    GROUP BY f.run_id, f.claim_id
+),
+refuted AS (   -- statuses only a suspect reading gave, which the next run did not confirm
+    SELECT a.run_id, j.value ->> 'claim_id' AS claim_id
+    FROM alerts a, json_each(a.details -> 'claims') j
+    WHERE a.kind = 'claim_status' AND a.state = 'suppressed' AND a.details ->> 'suppressed_because' IS NULL
+),
+told AS (
+    SELECT e.* FROM evals e
+    WHERE e.seq < $2
+      AND NOT EXISTS (SELECT 1 FROM refuted r WHERE r.run_id = e.run_id AND r.claim_id = e.claim_id)
+      AND NOT EXISTS (SELECT 1 FROM quiet q WHERE q.run_id = e.run_id AND q.claim_id = e.claim_id AND q.quiet)
+),
+before AS (
+    SELECT claim_id, arg_max(run_id, seq) AS run_id, arg_max(status, seq) AS status,
+           bool_or(status <> 'unverifiable') AS verified
+    FROM told GROUP BY claim_id
+)
+SELECT e.claim_id, q.failing AS now_failing, coalesce(q.quiet, false) AS now_quiet,
+       CASE WHEN b.verified THEN b.status END AS before_status,
+       CASE WHEN b.verified THEN b.run_id END AS before_run_id
+FROM evals e
+LEFT JOIN quiet q ON q.run_id = e.run_id AND q.claim_id = e.claim_id
+LEFT JOIN before b ON b.claim_id = e.claim_id
+WHERE e.run_id = $1
+ORDER BY e.claim_id;
