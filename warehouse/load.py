@@ -1,34 +1,97 @@
-"""Loading a run: one bulk INSERT per frame, the quality gate's verdict on its offers, all in one
-transaction (a run already stored is a no-op); the catalog sync and the history reads."""
+"""Loading a run: the quality gate's verdict on its offers, one bulk INSERT of its offers, the small
+tables inserted directly, its price spells advanced (warehouse/spells.py), all in one transaction
+(a run already stored is a no-op); a backfill of many runs in one transaction; the catalog sync
+(only when the catalog changed) and the history reads.
+
+Per-run fixed costs are kept out of the load: migrations run once per process and database
+(warehouse/migrate.py ensure_migrated), the catalog is rewritten only when its rows changed
+(their sha256 is kept in catalog_sync), named queries are read once per process."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
 from pricewatch.catalog import load_catalog
-from warehouse.migrate import migrate
+from warehouse import spells
+from warehouse.migrate import ensure_migrated
+from warehouse.sql_files import query_sql  # noqa: F401 (re-exported)
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
+SMALL_ROWS = 64   # frames up to this many rows are inserted as one VALUES statement (no DataFrame scan)
 
 
-def sync_catalog(con: duckdb.DuckDBPyConnection) -> None:
-    """Rewrites gpu_catalog / gpu_aliases from the YAML (inside the caller's transaction)."""
-    catalog = load_catalog()
-    models = pd.DataFrame([{"gpu_model": m["model"], "vendor": m["vendor"], "vram_gb": float(m["vram_gb"])}
-                           for m in catalog.models.values()])
+@lru_cache(maxsize=4)
+def _catalog_rows(catalog) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The gpu_catalog / gpu_aliases rows of a catalog and their sha256 (computed once per
+    process: load_catalog() returns the same object while the process lives)."""
+    models = [{"gpu_model": m["model"], "vendor": m["vendor"], "vram_gb": float(m["vram_gb"])}
+              for m in catalog.models.values()]
+    labels = catalog.labels()
+    digest = hashlib.sha256(json.dumps([models, labels], sort_keys=True, default=str).encode()).hexdigest()
+    return pd.DataFrame(models), pd.DataFrame(labels), digest
+
+
+def sync_catalog(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
+    """Rewrites gpu_catalog / gpu_aliases from the YAML (inside the caller's transaction) when
+    their rows differ from the last sync (catalog_sync.sha256), or when forced. Returns whether
+    it wrote."""
+    models, labels, digest = _catalog_rows(load_catalog())
+    has_sync = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'catalog_sync' "
+                           "AND database_name = current_database()").fetchone()[0]
+    if has_sync and not force:
+        row = con.execute("SELECT sha256 FROM catalog_sync").fetchone()
+        if row and row[0] == digest:
+            return False
     con.execute("DELETE FROM gpu_aliases")
     con.execute("DELETE FROM gpu_catalog")
     insert_frame(con, "gpu_catalog", models, ["gpu_model", "vendor", "vram_gb"])
-    insert_frame(con, "gpu_aliases", pd.DataFrame(catalog.labels()),
-                 ["alias_key", "gpu_model", "form_factor", "vram_gb", "ambiguous"])
+    insert_frame(con, "gpu_aliases", labels, ["alias_key", "gpu_model", "form_factor", "vram_gb", "ambiguous"])
+    if has_sync:
+        con.execute("DELETE FROM catalog_sync")
+        con.execute("INSERT INTO catalog_sync VALUES (?, ?)", [digest, datetime.now(timezone.utc)])
+    return True
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], columns: list[str]) -> None:
+    """A few rows (a run, its provider runs) as one INSERT ... VALUES statement: cheaper than
+    scanning a DataFrame, whose set-up costs milliseconds whatever its size."""
+    if not rows:
+        return
+    one = "(" + ", ".join("?" * len(columns)) + ")"
+    con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES " + ", ".join([one] * len(rows)),
+                [_plain(r.get(c)) for r in rows for c in columns])
+
+
+def _plain(value):
+    """A DataFrame cell as DuckDB takes it as a parameter (NaN/NaT/NA are NULL, Timestamps are
+    datetimes, numpy scalars and arrays are Python values)."""
+    if value is None or value is pd.NaT or value is pd.NA:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.to_pydatetime()
+    if isinstance(value, float):
+        return None if value != value else value
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+        if isinstance(value, float) and value != value:
+            return None
+    return value
 
 
 def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, columns: list[str]) -> None:
-    """One bulk INSERT of a DataFrame's columns (never row by row)."""
+    """One bulk INSERT of a DataFrame's columns (never row by row); a small frame as one VALUES
+    statement."""
     if not len(frame):
+        return
+    if len(frame) <= SMALL_ROWS:
+        insert_rows(con, table, frame[columns].to_dict("records"), columns)
         return
     con.register("incoming_frame", frame[columns])
     cols = ", ".join(columns)
@@ -68,11 +131,6 @@ def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[s
     return {p: list(c) for p, c in rows}
 
 
-def query_sql(name: str) -> str:
-    """A named query of warehouse/sql/ (Python passes parameters; it does not build SQL)."""
-    return (SQL_DIR / f"{name}.sql").read_text()
-
-
 def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed_at) -> pd.DataFrame:
     """The quality gate's verdict on each offer of a run (pricewatch/quality.py), judged against
     the readings stored before the run's snapshot time."""
@@ -92,22 +150,42 @@ def load_run(con: duckdb.DuckDBPyConnection, run: dict, provider_runs: pd.DataFr
              offers: pd.DataFrame, facts: pd.DataFrame | None = None) -> bool:
     """Stores one run in one transaction. Returns False (and changes nothing) when the run is
     already in the warehouse, so a rerun of the same replay is a no-op."""
-    migrate(con)
+    return bool(load_runs(con, [(run, provider_runs, offers, facts)]))
+
+
+def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
+    """A backfill: stores many runs (each a (run, provider_runs, offers[, facts]) tuple, in
+    snapshot order for the cheapest spells) in ONE transaction, all or nothing; runs already in
+    the warehouse are skipped. Each run's offers are screened by the quality gate against what
+    was stored before it (the earlier runs of the batch included) unless they carry held_reason.
+    Returns the run ids stored."""
+    ensure_migrated(con)
+    stored: list[str] = []
     con.execute("BEGIN")
     try:
-        if run_exists(con, run["run_id"]):
-            con.execute("ROLLBACK")
-            return False
         sync_catalog(con)
-        if len(offers) and "held_reason" not in offers.columns:
-            offers = screen_offers(con, offers, run["observed_at"])
-        insert_frame(con, "runs", pd.DataFrame([run]), RUN_COLUMNS)
-        insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
-        insert_frame(con, "offers", offers, OFFER_COLUMNS)
-        if facts is not None:
-            insert_frame(con, "source_facts", facts, FACT_COLUMNS)
+        from pricewatch.sources import sync_sources   # the sources table, from the spider classes
+        sync_sources(con)
+        for item in runs:
+            run, provider_runs, offers, facts = (tuple(item) + (None,))[:4]
+            if _store_run(con, run, provider_runs, offers, facts):
+                stored.append(run["run_id"])
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")
         raise
+    return stored
+
+
+def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts) -> bool:
+    if run_exists(con, run["run_id"]):
+        return False
+    if len(offers) and "held_reason" not in offers.columns:
+        offers = screen_offers(con, offers, run["observed_at"])
+    insert_rows(con, "runs", [run], RUN_COLUMNS)
+    insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
+    insert_frame(con, "offers", offers, OFFER_COLUMNS)
+    if facts is not None:
+        insert_frame(con, "source_facts", facts, FACT_COLUMNS)
+    spells.advance(con, run["run_id"], provider_runs, offers)
     return True

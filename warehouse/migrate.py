@@ -86,7 +86,34 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
                         [migration_sha256(sql), version])
     for line in changed_migrations(con):
         log.warning(line)
+    where = _db_file(con)
+    if not where.startswith("("):
+        _MIGRATED[(where, str(_migrations_dir()))] = con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
     return applied
+
+
+# Databases this process has migrated with the migrations folder as it was then:
+# (database file, migrations folder) -> number of migrations recorded after migrate().
+_MIGRATED: dict[tuple[str, str], int] = {}
+
+
+def ensure_migrated(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """migrate() once per process and database file: a load calls this, not migrate(), so the
+    migration check (reading every migration file, hashing it, comparing) is paid once, not on
+    every run. A file this process has not migrated, an in-memory database, or a database whose
+    recorded migrations changed since (another process migrated it, or it was recreated) is
+    migrated again."""
+    where = _db_file(con)
+    key = (where, str(_migrations_dir()))
+    if where.startswith("(") or key not in _MIGRATED:
+        return migrate(con)
+    try:
+        recorded = con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
+    except duckdb.CatalogException:
+        recorded = -1
+    if recorded != _MIGRATED[key]:
+        return migrate(con)
+    return []
 
 
 def changed_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
