@@ -75,6 +75,9 @@ def _price_table(table, gpu: str, problems: dict[str, list[str]]):
     return rates.pop(), hours, consistent
 
 
+PER_HOST = re.compile(r"GPU\s*数はホストにより\s*(\d+)\s*[〜~～-]\s*(\d+)\s*基")
+
+
 def parse_page(text: str, url: str) -> Parsed:
     """Offers and facts of the GPU price page (``/ja/gpus.html.md``)."""
     parsed = Parsed()
@@ -128,6 +131,11 @@ def _facts(parsed: Parsed, url: str, blocks, block_sets, same_rate: bool) -> Non
             parsed.facts.append(dict(fact="topup_min_usd", value_num=float(m.group(1))))
             coins = ", ".join(c.strip() for c in m.group(2).split(","))
             parsed.facts.append(dict(fact="payment_currencies", value_text=coins))
+        elif (m := PER_HOST.search(b.text)) and "per_host" not in found:
+            # "インスタンスの GPU 数はホストにより 1〜8 基で、...": the GPU counts an instance can have.
+            found.add("per_host")
+            parsed.facts.append(dict(fact="gpus_per_host_min", value_num=float(m.group(1))))
+            parsed.facts.append(dict(fact="gpus_per_host_max", value_num=float(m.group(2))))
         elif (m := DATED.match(b.text)) and "dated" not in found:
             found.add("dated")
             parsed.facts.append(dict(fact="prices_dated", value_text=m.group(1)))
@@ -139,6 +147,12 @@ def _facts(parsed: Parsed, url: str, blocks, block_sets, same_rate: bool) -> Non
 class GpuWithCryptoSpider(PriceSpider):
     name = "gpuwithcrypto"
     allowed_domains = ["gpuwithcrypto.com"]
+    family = "own"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "our own site: collection is ours to allow"
+    cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "composed"
     pricing_url = "https://gpuwithcrypto.com/ja/gpus.html.md"
 
     page_parser = staticmethod(parse_page)

@@ -79,7 +79,9 @@ def test_blocks_top_up_and_date_are_facts():
     assert facts["topup_min_usd"]["value_num"] == 25
     assert facts["payment_currencies"]["value_text"] == "BTC, USDT, USDC, ETH, SOL, LTC"
     assert facts["prices_dated"]["value_text"] == "2026-10-29"
-    assert len(run().facts) == 5
+    # "インスタンスの GPU 数はホストにより 1〜8 基で、何基でも同じ GPU 単価です。"
+    assert (facts["gpus_per_host_min"]["value_num"], facts["gpus_per_host_max"]["value_num"]) == (1, 8)
+    assert len(run().facts) == 7
 
 
 @pytest.mark.parametrize("old,new,count,expected", [
@@ -143,7 +145,7 @@ def test_missing_fact_lines_keep_prices_and_record_no_such_facts():
     body = variant("価格更新日：2026-10-29\n\n", "", body)
     result = run(body)
     assert collect.judge_crawl(result).status == "ok" and len(result.items) == 5
-    assert {f["fact"] for f in result.facts} == {"block_hours", "blocks_same_rate"}
+    assert {f["fact"] for f in result.facts} == {"block_hours", "blocks_same_rate", "gpus_per_host_min", "gpus_per_host_max"}
 
 
 def test_a_section_without_vram_line_takes_the_catalog_size():

@@ -24,6 +24,7 @@ from flows.outcome import MAX_MESSAGE, claims_markdown, message, provider_rows, 
 from pricewatch import collect
 from pricewatch.claims import rules as R
 from pricewatch.claims.evaluate import evaluate_claims
+from pricewatch.claims.pages import tables_of
 from pricewatch.claims.report import write_report
 from spiders.base import Parsed
 from tests.inprocess import CAPTURED_AT, run_parsed
@@ -205,7 +206,7 @@ def inert(text: str, own_html=("<br>",)) -> dict:
 def own_links() -> set[str]:
     """The links our own page templates hold (the pages link to their own GPU pages)."""
     rules = R.cached_rules()
-    return {m for p in rules.pages.values() for t in p.tables for m in re.findall(r"\]\(([^)\s]+)\)", t.template)}
+    return {m for p in rules.pages.values() for m in re.findall(r"\]\(([^)\s]+)\)", p.template)}
 
 
 def own_headings(text: str) -> list[str]:
@@ -255,14 +256,16 @@ def test_paste_ready_tables_keep_our_page_text_and_escape_only_values(hostile_ru
         text = hostile_run["paths"][f"{page.id}.tables.md"].read_text(encoding="utf-8")
         seen = inert(text)
         rows += seen["rows"]
-        for table in page.tables:
-            # Our template, word for word; only the placeholders are filled.
-            parts = R.PLACEHOLDER.split(table.template.rstrip())
-            pattern = "".join(re.escape(p) if k % 3 == 0 else ("(.*?)" if k % 3 == 1 else "")
+        for table in tables_of(page):
+            # Our template, word for word; only the slots are filled (and sentence marks added).
+            parts = R.SLOT.split(table.template.rstrip())
+            pattern = "".join(re.escape(p or "") if k % 4 == 0 else ("(.*?)" if k % 4 == 2 else "")
                               for k, p in enumerate(parts)) + r"(?=\n|\Z)"
             block = text[text.index(f"### {table.title}\n\n") + len(f"### {table.title}\n\n"):]
+            # The sentence marks (unverified, needs an editor) sit at a cell's end: ours, not values.
+            block = re.sub(r"（未確認）|【要編集: [^】]*】", "", block)
             m = re.match(pattern, block, re.S)
-            assert m, (page.id, table.id)
+            assert m, (page.id, table.title)
             for value in m.groups():
                 # A number, a mark, our own name, or "(unverified)": never a scraped string.
                 assert "ZZ" not in value and unescaped(value, "|") == 0 and "<" not in value, value

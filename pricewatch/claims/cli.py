@@ -53,6 +53,30 @@ def _input_line(i: dict) -> str:
     return f"{i['provider']} {what} ${Decimal(i['price_per_hour']).normalize():f} ({i['role']}{', used' if i['used'] else ''})"
 
 
+def _reevaluate(db: Optional[Path]) -> None:
+    """`pricewatch claims --reevaluate`: the latest snapshot under the current rules, once."""
+    from pricewatch.claims.evaluate import reevaluate_latest
+    from pricewatch.claims.rules import RulesError
+    from warehouse.db import WarehouseLocked, default_db_path, load_wait_s, session
+    path = Path(db or default_db_path())
+    if not path.is_file():
+        fail(f"no warehouse at {path} (run `pricewatch run` first)", 1)
+    try:
+        with session(path, wait_s=load_wait_s()) as con:
+            result = reevaluate_latest(con)
+    except (WarehouseLocked, RulesError) as exc:
+        fail(str(exc), 1)
+    out = Console()
+    if result is None:
+        out.print("rules unchanged since the latest snapshot was evaluated: nothing to re-evaluate")
+        return
+    out.print(cell(f"run {result['run_id']} evaluated again under rules {result['rules_version']} "
+                   f"(was {result['previous_version']}): {len(result['changed'])} claim(s) changed by the rules"))
+    for c in result["changed"]:
+        out.print(cell(f"  {c['change']}: {c['claim_id']} ({c['page']}): {c['old_status'] or '—'} {c['old_text'] or ''}"
+                       f" -> {c['new_status'] or '—'} {c['new_text'] or ''}"))
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def claims(
@@ -60,11 +84,16 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="JSON: every claim with its inputs"),
         page: Optional[str] = typer.Option(None, "--page", help="only this page (rules/<page>/)"),
         status: Optional[str] = typer.Option(None, "--status", help="only holds | drifted | unverifiable"),
+        reevaluate: bool = typer.Option(False, "--reevaluate",
+                                        help="evaluate the latest snapshot again under the current rules/ "
+                                             "and list what the rules change moved (writes the warehouse)"),
     ):
         """The latest evaluation of every published claim: status, published and current value, inputs."""
         from pricewatch.claims.report import latest
         if status and status not in STATUSES:
             fail(f"--status must be one of {', '.join(STATUSES)} (got {status})")
+        if reevaluate:
+            _reevaluate(db)
         con = _open(db)
         try:
             rows = latest(con) if _has_claims(con) else []

@@ -11,6 +11,7 @@ prices did; ``reevaluate_latest`` does it on demand (``pricewatch claims --reeva
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -337,7 +338,13 @@ class Evaluator:
                            inputs=[_input(name, role, provider, status="missing", used=False,
                                           fact={"fact": c.fact})])
         o = Outcome(inputs=[_input(name, role, provider, fact=fact)])
-        if claim.unit == "mark":
+        if c.element is not None:
+            numbers = re.findall(r"\d+(?:\.\d+)?", fact["value_text"] or "")
+            if len(numbers) <= c.element:
+                return Outcome(unverifiable=f"{provider}'s {c.fact!r} ({fact['value_text']!r}) has no item {c.element + 1}",
+                               inputs=o.inputs)
+            o.value = Decimal(numbers[c.element])
+        elif claim.unit == "mark":
             o.value = bool(fact["value_num"])
         elif isinstance(claim.published, str):
             o.value = fact["value_text"] if fact["value_text"] is not None else str(fact["value_num"])
@@ -346,7 +353,91 @@ class Evaluator:
         return o
 
     def _constant(self, c: R.Constant, claim, page) -> Outcome:
-        return Outcome(value=c.value, note=f"constant from {c.source}" if c.source else "constant")
+        rec = self.rules.records[c.record]
+        value = rec.read if c.figure == "read" else rec.figures[c.figure]
+        where = f"{rec.document}" + (f", {rec.table}" if rec.table else "") + f" (recorded {rec.read})"
+        return Outcome(value=value, note=f"{c.figure} = {value} per {where}",
+                       inputs=[_input(f"record {c.record}", "cited", rec.publisher,
+                                      fact={"fact": f"{c.record}.{c.figure}", "source_url": rec.url,
+                                            "value_num": float(value) if isinstance(value, Decimal) else None,
+                                            "value_text": value if isinstance(value, str) else None})])
+
+    def _difference(self, c: R.Difference, claim, page) -> Outcome:
+        values, o = self._terms([c.of, c.minus])
+        if values is not None:
+            o.value = values[0] - values[1]
+        return o
+
+    def _same(self, c: R.Same, claim, page) -> Outcome:
+        values, o = self._terms([c.of, c.to])
+        if values is not None:
+            a, b = (quantize(v, c.rounds_to) for v in values)
+            o.value = a == b
+            o.note = f"{a} vs {b}"
+        return o
+
+    def _rule_param(self, c: R.RuleParam, claim, page) -> Outcome:
+        method = page.memory.methods[c.method]
+        if c.field == "bytes_per_param":
+            return Outcome(value=method.bytes_per_param.normalize())
+        if c.field == "margin":
+            return Outcome(value=method.margin.normalize())
+        return Outcome(value=((method.margin - 1) * 100).normalize())
+
+    def _observed_date(self, c: R.ObservedDate, claim, page) -> Outcome:
+        dated, seen = [], []
+        out = Outcome()
+        for cid in c.of:
+            o = self.outcome(cid)
+            if o.unverifiable:
+                return Outcome(unverifiable=f"dates {cid}: {o.unverifiable}", since=o.since)
+            status, _, _ = judge(self.claims[cid], o)
+            if status == "drifted":
+                dated.append(cid)
+            seen += [i["observed_at"] for i in o.inputs if i["used"] and i["observed_at"] is not None]
+        if not seen:
+            return Outcome(unverifiable="no dated input among " + ", ".join(c.of))
+        day = max(seen).astimezone(timezone.utc)
+        out.value = {"ja_date": f"{day.year}年{day.month}月{day.day}日", "iso_date": f"{day:%Y-%m-%d}",
+                     "ja_minute_utc": f"{day.year}年{day.month}月{day.day}日 {day:%H:%M} UTC"}[c.format]
+        if dated:
+            out.drift = "the readings it dates changed: " + ", ".join(dated[:5]) + (" ..." if len(dated) > 5 else "")
+        return out
+
+    def _less(self, c: R.Less, claim, page) -> Outcome:
+        values, o = self._terms([c.of, c.than])
+        if values is not None:
+            o.value = values[0] < values[1]
+            o.note = f"{values[0].normalize()} vs {values[1].normalize()}"
+        return o
+
+    def _parameter(self, c: R.Parameter, claim, page) -> Outcome:
+        value = getattr(self.claims[c.of].compute, c.field, None)
+        if value is None:
+            return Outcome(unverifiable=f"{c.of} has no {c.field}")
+        return Outcome(value=Decimal(value))
+
+    def _smallest_fit(self, c: R.SmallestFit, claim, page) -> Outcome:
+        need, o = self._term(c.needs)
+        if need is None:
+            return o
+        provider = page.page.own_prices
+        problem = self._provider_problem(provider, "own", "own GPUs")
+        if problem:
+            return problem
+        rented = {o2["gpu_model"] for o2 in self.snap.state(provider).offers.values() if o2["is_priced"]}
+        fitting = sorted((page.vram(g), g) for g, spec in page.gpus.items()
+                         if spec.model in rented and page.vram(g) >= need)
+        if not fitting:
+            o.value = "none"
+            o.note = f"no GPU {provider} rents holds {need} GB"
+            return o
+        o.value = fitting[0][1]
+        o.note = "fitting, smallest first: " + ", ".join(f"{g} ({v} GB)" for v, g in fitting)
+        return o
+
+    def _count_of(self, c: R.CountOf, claim, page) -> Outcome:
+        return Outcome(value=Decimal(len(c.claims)))
 
 
 def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:
@@ -354,10 +445,14 @@ def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:
     if o.unverifiable:
         return "unverifiable", None, o.unverifiable
     pub, cur, diff = claim.published, o.value, None
-    if isinstance(pub, bool) or claim.unit == "mark":
+    if claim.compute.kind == "observed_date":
+        # A date is right while what it dates holds (o.drift says otherwise). A page that left
+        # the date blank ("価格確認日：") is not wrong: the regenerated page fills the blank.
+        ok = True
+    elif isinstance(pub, bool) or claim.unit == "mark":
         ok = bool(cur) == bool(pub)
-    elif isinstance(pub, str):
-        ok = str(cur) == pub
+    elif isinstance(pub, str) or isinstance(cur, str):
+        ok = str(cur) == str(pub)
     else:
         cur = Decimal(cur)
         diff = cur - pub

@@ -17,9 +17,10 @@ from pathlib import Path
 import duckdb
 
 from pricewatch.claims import rules as R
-from pricewatch.claims.formatting import PROSE_MAX, md, md_code, md_link, own_cell, shown
+from pricewatch.claims import pages
+from pricewatch.claims.formatting import PROSE_MAX, md, md_code, md_link, own_cell
 
-UNVERIFIED = "（未確認）"   # after a value that could not be checked: the published value is kept
+UNVERIFIED = pages.UNVERIFIED   # after a sentence that could not be checked: the published values are kept
 
 
 def latest(con: duckdb.DuckDBPyConnection) -> list[dict]:
@@ -51,70 +52,12 @@ def current_value(claim: R.Claim, row: dict):
     return Decimal(row["current_value"])
 
 
-def render(template: str, lookup) -> str:
-    """Fills {claim id}, {claim id|pick}, {claim id|bare} and the date placeholders via lookup(id, modifier)."""
-    return R.PLACEHOLDER.sub(lambda m: lookup(m.group(1), m.group(2)), template)
-
-
-def published_lookup(rules: R.RuleSet, dates: dict[str, str] | None = None):
-    """Renders a template with the values as published (what the page says today)."""
-    claims = rules.claims
-    dates = dates or {}
-
-    def lookup(ref: str, modifier: str | None) -> str:
-        if ref in ("snapshot_date", "snapshot_date_ja"):
-            return dates.get(ref, "")
-        c = claims[ref]
-        if modifier == "pick":
-            return c.published_pick or ""
-        return shown(c, c.published, bare=modifier == "bare")
-    return lookup
-
-
-def current_lookup(rules: R.RuleSet, rows: dict[str, dict], used_dates: list[datetime]):
-    claims = rules.claims
-    # Picks that are our own words (a GPU the page names, a provider's display name): as written.
-    own_names = {c.published_pick for c in claims.values() if c.published_pick}
-    own_names |= {g for p in rules.pages.values() for g in p.gpus}
-    own_names |= set(rules.providers.values())
-
-    def lookup(ref: str, modifier: str | None) -> str:
-        if ref in ("snapshot_date", "snapshot_date_ja"):
-            day = max(used_dates) if used_dates else None
-            if day is None:
-                return "?"
-            day = day.astimezone(timezone.utc)
-            return f"{day:%Y-%m-%d}" if ref == "snapshot_date" else f"{day.year}年{day.month}月{day.day}日"
-        c, row = claims[ref], rows.get(ref)
-        value = current_value(c, row) if row else None
-        if value is None:
-            if modifier == "pick":
-                return c.published_pick or ""
-            return shown(c, c.published, bare=modifier == "bare") + UNVERIFIED
-        if modifier == "pick":
-            pick = row["pick"] or c.published_pick or ""
-            return pick if pick in own_names else md(pick)
-        text = shown(c, value, bare=modifier == "bare")
-        if c.unit == "text" and text != shown(c, c.published, bare=modifier == "bare"):
-            return md(text)    # a text the source printed; the published one is our own text
-        return text
-    return lookup
-
-
-def table_claims(table: R.Table) -> list[str]:
-    return list(dict.fromkeys(ref for ref, _ in R.PLACEHOLDER.findall(table.template)
-                              if not ref.startswith("snapshot_date")))
-
-
-def rendered_tables(rules: R.RuleSet, rows: dict[str, dict], page: R.Page) -> list[tuple[R.Table, str, list[dict]]]:
+def rendered_tables(rules: R.RuleSet, rows: dict[str, dict], page: R.Page) -> list[tuple[pages.TableBlock, str, list[dict]]]:
     """Each table of the page with current values, and the evaluations behind it that do not hold."""
     out = []
-    for table in page.tables:
-        refs = table_claims(table)
-        dates = [i["observed_at"] for ref in refs for i in rows.get(ref, {}).get("inputs", [])
-                 if i["used"] and i["observed_at"] is not None]
-        text = render(table.template, current_lookup(rules, rows, dates))
-        changed = [rows[r] for r in refs if r in rows and rows[r]["status"] != "holds"]
+    for table in pages.tables_of(page):
+        text = pages.render_page(rules, page, rows, template=table.template).text
+        changed = [rows[r] for r in table.claim_ids() if r in rows and rows[r]["status"] != "holds"]
         out.append((table, text, changed))
     return out
 
@@ -202,6 +145,17 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
         path = out_dir / f"{page.id}.tables.md"
         path.write_text("\n".join(paste).rstrip() + "\n", encoding="utf-8")
         written.append(path)
+    from pricewatch.claims.page_report import write_pages
+    page_paths, page_lines = write_pages(rules, rows, out_dir)
     report = out_dir / "claims-report.md"
-    report.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
-    return [report] + written
+    report.write_text("\n".join(lines[:_regenerated_at(lines)] + page_lines + lines[_regenerated_at(lines):]).rstrip()
+                      + "\n", encoding="utf-8")
+    return [report] + page_paths + written
+
+
+def _regenerated_at(lines: list[str]) -> int:
+    """Where the regenerated pages go in the report: right after "Needs attention"."""
+    for i, line in enumerate(lines):
+        if i and line.startswith("## ") and lines[i] != "## Needs attention":
+            return i
+    return len(lines)

@@ -23,6 +23,10 @@ from pricewatch.catalog import load_catalog
 
 RULES_DIR = Path(str(files("rules")))   # the rules package (data only), wherever it is installed
 PLACEHOLDER = re.compile(r"\{([a-z0-9][a-z0-9._\-]*)(?:\|(pick|bare))?\}")
+#: A slot of page.tmpl: {id} a value, {id|pick} what a cheapest/from claim picks, {id|bare} a price
+#: without "$", {?id} a claim the sentence asserts (renders nothing; a sentence whose assertion no
+#: longer holds is marked for an editor).
+SLOT = re.compile(r"\{(?P<assert>\?)?(?P<id>[a-z0-9][a-z0-9._\-]*)(?:\|(?P<mod>pick|bare|ja_list))?\}")
 UNITS = ("usd", "gb", "gb_per_s", "tflops", "ratio", "bytes", "hours", "count", "mark", "text")
 
 
@@ -136,16 +140,81 @@ class Fact(_Strict):
     kind: Literal["fact"]
     fact: str
     provider: str | None = None    # default: the page's own price source
+    element: int | None = None     # the n-th (0-based) number of a listed fact ("10, 24, 168, 720")
 
 
 class Constant(_Strict):
+    """A figure the page cites from a document (a paper, a datasheet): checked against the
+    recorded copy of that figure in rules/sources/ (``record``: its id), never against the page."""
     kind: Literal["constant"]
-    value: Decimal
-    source: str | None = None
+    record: str                    # id of a record in rules/sources/*.yaml
+    figure: str                    # the figure's name in that record, or "read": the date it was read
+    value: Decimal | str | None = None   # deprecated; the record holds the figure
+
+
+class Difference(_Strict):
+    """of - minus: what is left ("8× H200 leaves only 8 GB for activations")."""
+    kind: Literal["difference"]
+    of: Term
+    minus: Term
+
+
+class Same(_Strict):
+    """✓ while two terms are the same after rounding ("the ratio is the same at our prices")."""
+    kind: Literal["same"]
+    of: Term
+    to: Term
+    rounds_to: int = Field(default=0, ge=0, le=6)
+
+
+class RuleParam(_Strict):
+    """A number of the page's own memory rules as the page prints it (0.75 GB per billion
+    parameters, a 20 % margin): a rule edited in page.yaml changes the printed figure too."""
+    kind: Literal["rule_param"]
+    method: str
+    field: Literal["bytes_per_param", "margin", "margin_percent"]
+
+
+class ObservedDate(_Strict):
+    """The date the inputs of other claims were observed ("prices as of 2026-10-29"): holds
+    while every claim it dates holds (the page stays true as of its date); when one of them
+    changed, the regenerated page shows the date of the new readings."""
+    kind: Literal["observed_date"]
+    of: list[str] = Field(min_length=1)     # claim ids
+    format: Literal["ja_date", "iso_date", "ja_minute_utc"] = "ja_date"
+
+
+class Less(_Strict):
+    """✓ while one term is below another ("if the budget is fixed, the A100": it is cheaper)."""
+    kind: Literal["less"]
+    of: Term
+    than: Term
+
+
+class Parameter(_Strict):
+    """A parameter of another claim's computation as the page prints it (the assumed hours of a
+    run-cost row): one definition for the number shown and the number computed with."""
+    kind: Literal["parameter"]
+    of: str                         # claim id
+    field: Literal["hours", "count", "params_b"]
+
+
+class SmallestFit(_Strict):
+    """The GPU (a name from gpus:) with the least VRAM that holds ``needs`` on one GPU, among
+    those the page's own price list offers ("the smallest GPU we rent that fits QLoRA")."""
+    kind: Literal["smallest_fit"]
+    needs: Term
+
+
+class CountOf(_Strict):
+    """How many claims are listed (the page's count of its sources, "出典 (12)")."""
+    kind: Literal["count_of"]
+    claims: list[str] = Field(min_length=1)
 
 
 Compute = Annotated[Union[OwnPrice, ConfigPrice, RunCost, CitedOffer, CheapestOffer, Ratio, Product, Sum,
-                          Memory, Fits, TotalVram, FromPrice, Fact, Constant], Field(discriminator="kind")]
+                          Memory, Fits, TotalVram, FromPrice, Fact, Constant, Difference, Same, RuleParam,
+                          ObservedDate, Less, Parameter, SmallestFit, CountOf], Field(discriminator="kind")]
 
 
 class RoundsTo(_Strict):
@@ -214,6 +283,7 @@ class PageInfo(_Strict):
     original: str
     prices_dated: str
     own_prices: str                     # provider id of the page's own price list
+    url: str | None = None              # where the page is published (alerts name it)
 
 
 class Table(_Strict):
@@ -230,6 +300,9 @@ class Page(BaseModel):
     memory: MemoryRules | None = None
     tables: list[Table] = []
     claims: list[Claim] = []
+    #: page.tmpl: the whole page in its own format, every number a {claim id} (see rules/README.md),
+    #: with each [[table:<id>]] line replaced by that table's template.
+    template: str = ""
 
     def vram(self, gpu: str) -> Decimal:
         g = self.gpus[gpu]
@@ -238,9 +311,23 @@ class Page(BaseModel):
         return Decimal(str(load_catalog().models[g.model]["vram_gb"]))
 
 
+class Record(_Strict):
+    """A recorded copy of figures from a document the pages cite (rules/sources/*.yaml)."""
+    id: str
+    document: str                  # title
+    publisher: str
+    url: str
+    table: str | None = None       # the table or section the figures are in
+    read: str                      # the date the copy was taken (YYYY-MM-DD)
+    copied: str                    # how the copy was made (fetched, transcribed, ...)
+    figures: dict[str, Decimal | str]
+    excerpt: str                   # the document's own words around the figures
+
+
 class RuleSet(BaseModel):
     pages: dict[str, Page]
     providers: dict[str, str] = {}
+    records: dict[str, Record] = {}
     #: sha256 (16 hex digits) of every file of rules/ as read: an evaluation records it, and a
     #: snapshot is evaluated again when it changes (pricewatch/claims/evaluate.py).
     version: str = "unrecorded"
@@ -268,6 +355,8 @@ def load_rules(root: str | Path | None = None) -> RuleSet:
     root = Path(root or RULES_DIR)
     pages = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and (p / "page.yaml").exists()):
+        template = folder / "page.tmpl"
+        template_text = template.read_text(encoding="utf-8") if template.exists() else ""
         data = {"id": folder.name, **_read(folder / "page.yaml")}
         data.setdefault("claims", [])
         for f in sorted(folder.glob("*.yaml")):
@@ -281,15 +370,40 @@ def load_rules(root: str | Path | None = None) -> RuleSet:
                 data["claims"].append({**c, "page": folder.name, "file": f"{folder.name}/{f.name}"}
                                       if isinstance(c, dict) else c)
             data.setdefault("tables", []).extend(extra.get("tables") or [])
+        data["template"] = _expand_tables(template_text, data.get("tables") or [], template)
         try:
             pages[folder.name] = Page.model_validate(data)
         except ValidationError as exc:
             raise RulesError(f"{folder}: {_explain(exc, data)}") from exc
     providers_file = root / "providers.yaml"
     providers = _read(providers_file).get("providers", {}) if providers_file.exists() else {}
-    rules = RuleSet(pages=pages, providers=providers, version=rules_version(root))
+    records = {}
+    for f in sorted((root / "sources").glob("*.yaml")) if (root / "sources").is_dir() else []:
+        for entry in _read(f).get("records") or []:
+            try:
+                rec = Record.model_validate(entry)
+            except ValidationError as exc:
+                raise RulesError(f"{f}: record {entry.get('id', '?') if isinstance(entry, dict) else '?'}: "
+                                 f"{exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from exc
+            if rec.id in records:
+                raise RulesError(f"{f}: record id {rec.id!r} twice")
+            records[rec.id] = rec
+    rules = RuleSet(pages=pages, providers=providers, records=records, version=rules_version(root))
     _check(rules)
     return rules
+
+
+TABLE_LINE = re.compile(r"^\[\[table:([a-z0-9\-]+)\]\]\n", re.MULTILINE)
+
+
+def _expand_tables(text: str, tables: list[dict], where: Path) -> str:
+    by_id = {t.get("id"): t.get("template", "") for t in tables if isinstance(t, dict)}
+
+    def one(m):
+        if m.group(1) not in by_id:
+            raise RulesError(f"{where}: [[table:{m.group(1)}]] names no table of tables.yaml")
+        return by_id[m.group(1)]
+    return TABLE_LINE.sub(one, text)
 
 
 def rules_version(root: str | Path | None = None) -> str:
@@ -329,8 +443,20 @@ def refs(claim: Claim) -> list[str]:
         return term_refs(c.of) + term_refs(c.to)
     if isinstance(c, (Product, Sum)):
         return [r for t in c.of for r in term_refs(t)]
-    if isinstance(c, (Fits, FromPrice)) and c.needs is not None:
+    if isinstance(c, (Fits, FromPrice, SmallestFit)) and c.needs is not None:
         return term_refs(c.needs)
+    if isinstance(c, (Same,)):
+        return term_refs(c.of) + term_refs(c.to)
+    if isinstance(c, Less):
+        return term_refs(c.of) + term_refs(c.than)
+    if isinstance(c, Parameter):
+        return [c.of]
+    if isinstance(c, Difference):
+        return term_refs(c.of) + term_refs(c.minus)
+    if isinstance(c, ObservedDate):
+        return list(c.of)
+    if isinstance(c, CountOf):
+        return list(c.claims)
     return []
 
 
@@ -358,7 +484,13 @@ def _check(rules: RuleSet) -> None:
             for g in gpus:
                 if g not in page.gpus:
                     problems.append(f"{c.file} claim {c.id!r}: GPU {g!r} is not in {page.id}/page.yaml gpus")
-            if isinstance(comp, Memory) and (page.memory is None or comp.method not in page.memory.methods):
+            if isinstance(comp, Constant):
+                rec = rules.records.get(comp.record)
+                if rec is None:
+                    problems.append(f"{c.file} claim {c.id!r}: record {comp.record!r} not in rules/sources/")
+                elif comp.figure != "read" and comp.figure not in rec.figures:
+                    problems.append(f"{c.file} claim {c.id!r}: record {comp.record!r} has no figure {comp.figure!r}")
+            if isinstance(comp, (Memory, RuleParam)) and (page.memory is None or comp.method not in page.memory.methods):
                 problems.append(f"{c.file} claim {c.id!r}: memory method {comp.method!r} not in {page.id}/page.yaml")
             if isinstance(comp, CheapestOffer) and comp.gpu not in catalog.models:
                 problems.append(f"{c.file} claim {c.id!r}: GPU model {comp.gpu!r} not in the catalog")
@@ -372,10 +504,9 @@ def _check(rules: RuleSet) -> None:
             if r not in claims:
                 problems.append(f"{c.file} claim {c.id!r}: refers to unknown claim {r!r}")
     for page in rules.pages.values():
-        for t in page.tables:
-            for ref, _ in PLACEHOLDER.findall(t.template):
-                if ref not in claims and ref not in ("snapshot_date", "snapshot_date_ja"):
-                    problems.append(f"{page.id}/tables.yaml table {t.id!r}: unknown claim {{{ref}}}")
+        for m in SLOT.finditer(page.template):
+            if m.group("id") not in claims:
+                problems.append(f"{page.id}/page.tmpl: unknown claim {m.group(0)}")
     if not problems:
         state: dict[str, int] = {}
 
