@@ -13,6 +13,10 @@ notes that a default python-urllib User-Agent got 403). Under "Production-Ready 
 - "from $X" is a marketing floor (the FAQ: on-demand and committed prices differ): stored as
   the number with tier ``on-demand (from)``, as Nebius's "from" prices are, never as a plain
   on-demand price; a bare "$X" would be tier ``on-demand``;
+- the cards' only call to action is the "Contact Sales" button under them (no deploy button),
+  so the offers are not self-service (a floor reached through sales never wins a "cheapest
+  self-service" claim); a page whose first button after the cards says anything else is read
+  as self-service;
 - "Pre order" (GB300) is an offer without a price (unpriced, not self-service); another word
   fails;
 - the meta / og / twitter / JSON-LD descriptions ("NVIDIA H100 from $2.00/GPU/hr", six copies in
@@ -41,6 +45,8 @@ def parse_pricing(body: str, url: str) -> Parsed:
     if not cards:
         parsed.error("no GPU card (<div> with an <h3>NVIDIA ...</h3> and a two-span price row)")
         return parsed
+    action = text_of(cards[-1].xpath("following::button[1]"))
+    self_service = action.lower() != "contact sales"
     bad: dict[str, list[str]] = {}
     for card in cards:
         name = text_of(card, "./h3//text()")
@@ -55,7 +61,7 @@ def parse_pricing(body: str, url: str) -> Parsed:
         m = PRICE.match(price)
         if m:
             parsed.offer(**common, tier="on-demand (from)" if m.group(1) else "on-demand",
-                         self_service=True, price_raw=m.group(2))
+                         self_service=self_service, price_raw=m.group(2))
         elif UNPRICED.match(price):
             parsed.offer(**common, tier="on-demand", self_service=False, price_raw=price)
         else:

@@ -53,6 +53,13 @@ def test_from_prices_are_floors_not_plain_on_demand_prices(offers):
     assert h100["offer_key"] == "1x NVIDIA H100 GPU on-demand/on-demand (from)"
 
 
+def test_contact_sales_is_the_only_action_so_not_self_service(offers):
+    # Under the cards: '<button data-slot="button" ...>Contact Sales<svg ...'; no deploy button.
+    assert all(o["self_service"] is False for o in offers.values())
+    body = BODY.replace(">Contact Sales<svg", ">Deploy now<svg", 1)
+    assert all(o["self_service"] for o in run(body).items if o["is_priced"])
+
+
 def test_pre_order_is_an_unpriced_offer(offers):
     # '<h3 ...>NVIDIA GB300</h3>...<span ...>Pre order</span><span ...>/GPU-hour</span>'
     gb300 = offers["NVIDIA GB300"]
