@@ -20,6 +20,7 @@ from prefect.tasks import exponential_backoff
 from flows.outcome import RunFailed
 from flows.outcome import report as finish_run
 from pricewatch import collect
+from pricewatch.sources import default_providers   # disabled-by-default sources run only by name
 from pricewatch.replays import scan_archive
 from warehouse import db
 
@@ -200,7 +201,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     if replay:
         scan = scan_archive(Path(replay))
         present = scan.providers
-        selected = [p for p in (providers or present) if p in present]
+        selected = [p for p in (providers or default_providers(present)) if p in present]
         unreadable = {p: line for p, line in scan.failed.items() if not providers or p in providers}
         skipped = sorted(set(collect.all_providers()) - set(selected) - set(unreadable))
         logger.info("replaying %s: providers %s (not in archive, not attempted: %s)", replay, selected, skipped)
@@ -209,7 +210,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                              f"none of {', '.join(providers)} has responses in {replay}"
                              + (f" (it holds: {', '.join(present)})" if present else ""))
     else:
-        selected = providers or collect.all_providers()
+        selected = providers or default_providers(collect.all_providers())
 
     crawl = crawl_provider.with_options(retries=0) if replay else crawl_provider
     # The crawl folder holds only the items and reports of this run: gone when the run ends.

@@ -14,7 +14,7 @@ import pytest
 from pricewatch import collect
 from spiders.civo import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
-from tests.inprocess import by_key, run_parsed
+from tests.inprocess import run_parsed
 
 URL = "https://www.civo.com/pricing"
 BODY = (CAPTURES_SRC / "2026-08-22" / "civo" / "pricing.html").read_text(encoding="utf-8")

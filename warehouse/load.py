@@ -166,6 +166,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
         sync_catalog(con)
         from pricewatch.sources import sync_sources   # the sources table, from the spider classes
         sync_sources(con)
+        from pricewatch.sources import sync_sources   # the sources table, from the spider classes
+        sync_sources(con)
         for item in runs:
             run, provider_runs, offers, facts = (tuple(item) + (None,))[:4]
             if _store_run(con, run, provider_runs, offers, facts):
