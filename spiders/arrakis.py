@@ -124,6 +124,12 @@ def _facts(parsed: Parsed, url: str, blocks) -> None:
 class ArrakisSpider(PriceSpider):
     name = "arrakis"
     allowed_domains = ["arrakis.cloud"]
+    family = "own"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "our own site: collection is ours to allow"
+    cadence = "daily"
+    unit = "USD per GPU-hour (cheapest listing)"
+    capture = "composed"
     pricing_url = "https://arrakis.cloud/ja/gpus.html.md"
 
     page_parser = staticmethod(parse_page)

@@ -171,6 +171,9 @@ class AwsSpider(PriceSpider):
     terms = ("not checked offline; the Price List bulk offer files are AWS's documented public, "
              "keyless price API (no console or calculator scraping). Files change at most a few times a day.")
     cadence = "daily"
+    unit = "USD per instance-hour"
+    capture = "composed"
+    source_urls = tuple(OFFERS.format(region=r) for r in REGIONS)
 
     def __init__(self, *args, regions: str | None = None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -141,6 +141,9 @@ class AzureSpider(PriceSpider):
     terms = ("not checked offline; the Retail Prices API is Microsoft's documented, unauthenticated "
              "public API for price lists, the route we use (no portal or calculator scraping).")
     cadence = "daily"
+    unit = "USD per instance-hour (VM-hour)"
+    capture = "composed"
+    source_urls = (API,)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

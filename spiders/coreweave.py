@@ -201,6 +201,12 @@ def _row(row) -> tuple[list[dict], list[str], str]:
 class CoreWeaveSpider(PriceSpider):
     name = "coreweave"
     allowed_domains = ["coreweave.com"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public pricing page, read once a day, no login"
+    cadence = "daily"
+    unit = "USD per instance-hour"
+    capture = "real"
     pricing_url = "https://www.coreweave.com/pricing"
 
     page_parser = staticmethod(parse_pricing)

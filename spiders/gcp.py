@@ -151,3 +151,5 @@ class GcpSpider(PriceSpider):
     terms = ("not checked offline; the pricing page is public and keyless. Google also publishes the "
              "Cloud Billing Catalog API (needs an API key), the documented route for automated reads.")
     cadence = "daily"
+    unit = "USD per instance-hour (machine-hour)"
+    capture = "real"

@@ -149,6 +149,12 @@ def _card_offers(title: str, card, url: str, parsed: Parsed) -> None:
 class HyperstackSpider(PriceSpider):
     name = "hyperstack"
     allowed_domains = ["hyperstack.cloud"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public pricing page, read once a day, no login"
+    cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
     pricing_url = "https://www.hyperstack.cloud/gpu-pricing"
 
     page_parser = staticmethod(parse_pricing_page)

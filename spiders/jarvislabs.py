@@ -141,6 +141,12 @@ def parse_rendered(html: str, url: str) -> Parsed:
 class JarvislabsSpider(PriceSpider):
     name = "jarvislabs"
     allowed_domains = ["jarvislabs.ai", "jarvislabs.net"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public pricing page rendered in Chromium, read once a day, no login"
+    cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "composed"
     custom_settings = BROWSER_SETTINGS
     pricing_url = "https://jarvislabs.ai/pricing"
 

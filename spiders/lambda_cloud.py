@@ -176,6 +176,12 @@ def parse_pricing(text: str, url: str) -> Parsed:
 class LambdaCloudSpider(PriceSpider):
     name = "lambda_cloud"
     allowed_domains = ["lambda.ai"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public pricing page, read once a day, no login"
+    cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
     pricing_url = "https://lambda.ai/pricing"
 
     page_parser = staticmethod(parse_pricing)

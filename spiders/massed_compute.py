@@ -275,6 +275,12 @@ def parse_pricing(text: str, url: str) -> Parsed:
 class MassedComputeSpider(PriceSpider):
     name = "massed_compute"
     allowed_domains = ["vm.massedcompute.com", "massedcompute.com"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public pricing page, read once a day, no login"
+    cadence = "daily"
+    unit = "USD per instance-hour"
+    capture = "real"
     pricing_url = "https://vm.massedcompute.com/pricing"
 
     page_parser = staticmethod(parse_pricing)

@@ -265,6 +265,12 @@ def _table(parsed: Parsed, url: str, title: str, rows: list[list[str]], on: date
 class NebiusSpider(PriceSpider):
     name = "nebius"
     allowed_domains = ["nebius.com"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public prices page, read once a day, no login"
+    cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
     pricing_url = "https://nebius.com/prices"
 
     def parse(self, response):

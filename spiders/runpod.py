@@ -156,6 +156,13 @@ def parse_gpu_types(text: str, url: str = API) -> Parsed:
 class RunpodSpider(PriceSpider):
     name = "runpod"
     allowed_domains = ["api.runpod.io"]
+    family = "neocloud"
+    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
+    terms = "not checked offline; RunPod's public GraphQL API (gpuTypes), no key, one query a day"
+    cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
+    source_urls = (API,)
 
     async def start(self):
         # The crawl's single POST. Replay serves by URL only (pricewatch/archive.ReplayIndex).

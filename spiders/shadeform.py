@@ -165,6 +165,13 @@ def parse_homepage(text: str, url: str) -> Parsed:
 class ShadeformSpider(PriceSpider):
     name = "shadeform"
     allowed_domains = ["shadeform.ai"]
+    family = "aggregator"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = ("not checked offline; the public homepage (its embedded instance list), read once a day; "
+             "Shadeform's documented API needs a key and is not used")
+    cadence = "daily"
+    unit = "US cents per instance-hour"
+    capture = "real"
     is_aggregator = True
     pricing_url = HOMEPAGE
 

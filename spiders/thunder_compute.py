@@ -112,6 +112,13 @@ def parse_offers(pricing_text: str, specs_text: str, pricing_url: str, specs_url
 class ThunderComputeSpider(PriceSpider):
     name = "thunder_compute"
     allowed_domains = ["api.thundercompute.com"]
+    family = "neocloud"
+    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
+    terms = "not checked offline; Thunder Compute's public pricing and specs API, no key"
+    cadence = "daily"
+    unit = "USD per instance-hour"
+    capture = "composed"
+    source_urls = (f"{API}/v1/pricing", f"{API}/v1/specs")
 
     async def start(self):
         yield self._get("v1", "pricing", self.parse_pricing)

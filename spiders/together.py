@@ -203,6 +203,12 @@ def parse_pricing(text: str, url: str) -> Parsed:
 class TogetherSpider(PriceSpider):
     name = "together"
     allowed_domains = ["together.ai"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public pricing page, read once a day, no login"
+    cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
     pricing_url = "https://www.together.ai/pricing"
 
     page_parser = staticmethod(parse_pricing)

@@ -168,6 +168,15 @@ def parse_bundles(text: str, url: str) -> Parsed:
 class VastaiSpider(PriceSpider):
     name = "vastai"
     allowed_domains = ["console.vast.ai"]
+    family = "marketplace"
+    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
+    terms = ("Vast.ai's terms restrict automated scraping of its website; we use only its documented "
+             "public search API (console.vast.ai/api/v0/bundles), never the site's pages (exact clause not"
+             " checked offline)")
+    cadence = "daily"
+    unit = "USD per instance-hour (dph_total)"
+    capture = "real"
+    source_urls = ("https://console.vast.ai/api/v0/bundles/",)
     queries = QUERIES
 
     async def start(self):

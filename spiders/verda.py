@@ -146,6 +146,12 @@ def parse_pricing(text: str, url: str) -> Parsed:
 class VerdaSpider(PriceSpider):
     name = "verda"
     allowed_domains = ["verda.com", "datacrunch.io"]
+    family = "neocloud"
+    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    terms = "not checked offline; the public pricing page (its JSON-LD offers), read once a day, no login"
+    cadence = "daily"
+    unit = "USD per hour of the named configuration"
+    capture = "real"
     pricing_url = "https://verda.com/pricing"
 
     page_parser = staticmethod(parse_pricing)

@@ -265,6 +265,13 @@ PARSERS = {"plans": parse_plans, "plans_metal": parse_plans_metal}
 class VultrSpider(PriceSpider):
     name = "vultr"
     allowed_domains = ["api.vultr.com"]
+    family = "neocloud"
+    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
+    terms = "not checked offline; Vultr's documented public plans API (no key for plan lists)"
+    cadence = "daily"
+    unit = "USD per instance-hour"
+    capture = "composed"
+    source_urls = (PLANS, METAL)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
