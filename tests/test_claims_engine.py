@@ -272,5 +272,13 @@ def test_a_rule_change_reevaluates_the_latest_snapshot_and_says_what_the_rules_c
                           "WHERE claim_id = 'a-inference-table.32b.16bit.fits'").fetchone()
         assert row == ("drifted", "✗", "holds", rules.version)
         assert reevaluate_latest(con, rules) is None           # the same rules again: nothing
+        # The regenerated page rewrites the number and marks the cell whose GPU no longer fits
+        # ("77 GB：H100 または A100 1 枚" became 83 GB, which neither 80 GB GPU holds).
+        from pricewatch.claims import pages
+        from pricewatch.claims.report import latest
+        rows = {r["claim_id"]: r for r in latest(con)}
+        text = pages.render_page(rules, rules.pages["arrakis-gpu-memory"], rows).text
+        cell = next(c for c in text.split("|") if c.strip().startswith("83 GB："))
+        assert "【要編集: a-inference-table.32b.16bit.fits:" in cell and "[H100](/ja/gpus/h100.html.md) または [A100]" in cell
     finally:
         con.close()

@@ -1,7 +1,7 @@
 """Loading the published claims from ``rules/`` (data only; see rules/README.md).
 
 A folder per published page: ``page.yaml`` (what the page's claims share: its own price list,
-the GPUs it names, its memory rules), ``tables.yaml`` (its tables as templates) and any number
+the GPUs it names, its memory rules), ``page.tmpl`` (the whole page, every number a slot) and any number
 of claim files (``claims: [...]``). Everything is validated on load, so a typo in a rule fails
 the run that reads it, naming the file and the claim, instead of producing a wrong status.
 """
@@ -300,8 +300,7 @@ class Page(BaseModel):
     memory: MemoryRules | None = None
     tables: list[Table] = []
     claims: list[Claim] = []
-    #: page.tmpl: the whole page in its own format, every number a {claim id} (see rules/README.md),
-    #: with each [[table:<id>]] line replaced by that table's template.
+    #: page.tmpl: the whole page in its own format, every number a {claim id} (see rules/README.md).
     template: str = ""
 
     def vram(self, gpu: str) -> Decimal:
@@ -370,7 +369,7 @@ def load_rules(root: str | Path | None = None) -> RuleSet:
                 data["claims"].append({**c, "page": folder.name, "file": f"{folder.name}/{f.name}"}
                                       if isinstance(c, dict) else c)
             data.setdefault("tables", []).extend(extra.get("tables") or [])
-        data["template"] = _expand_tables(template_text, data.get("tables") or [], template)
+        data["template"] = template_text
         try:
             pages[folder.name] = Page.model_validate(data)
         except ValidationError as exc:
@@ -391,19 +390,6 @@ def load_rules(root: str | Path | None = None) -> RuleSet:
     rules = RuleSet(pages=pages, providers=providers, records=records, version=rules_version(root))
     _check(rules)
     return rules
-
-
-TABLE_LINE = re.compile(r"^\[\[table:([a-z0-9\-]+)\]\]\n", re.MULTILINE)
-
-
-def _expand_tables(text: str, tables: list[dict], where: Path) -> str:
-    by_id = {t.get("id"): t.get("template", "") for t in tables if isinstance(t, dict)}
-
-    def one(m):
-        if m.group(1) not in by_id:
-            raise RulesError(f"{where}: [[table:{m.group(1)}]] names no table of tables.yaml")
-        return by_id[m.group(1)]
-    return TABLE_LINE.sub(one, text)
 
 
 def rules_version(root: str | Path | None = None) -> str:
