@@ -33,7 +33,7 @@ def crawl_archive(crawler) -> WarcArchiveWriter:
 
 
 def package_crawl_archive(crawler) -> None:
-    """When the crawl closes: its WARC file is closed and packaged as a WACZ beside it
+    """When the crawl has finished: its WARC file is closed and packaged as a WACZ beside it
     (pricewatch/wacz.py), unless PRICEWATCH_WACZ is off. A crawl that received nothing has no
     WARC and gets no WACZ. The WACZ is derived from the WARC (the evidence offers point to):
     a packaging failure is logged and counted, it does not fail the crawl."""
@@ -71,8 +71,13 @@ class WarcArchiveMiddleware:
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    def spider_closed(self, spider) -> None:
-        package_crawl_archive(self.crawler)
+    def spider_closed(self, spider, reason) -> None:
+        # A crawl stopped early (SIGTERM: "shutdown") keeps its WARC file as it is and gets no
+        # WACZ: a stop must be quick, and the WACZ would describe an interrupted crawl.
+        if reason == "finished":
+            package_crawl_archive(self.crawler)
+        elif (writer := _crawl_writers.pop(self.crawler, None)) is not None:
+            writer.close()
 
     def _writer(self) -> WarcArchiveWriter:
         return crawl_archive(self.crawler)
