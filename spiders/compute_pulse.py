@@ -170,6 +170,9 @@ class ComputePulseSpider(PriceSpider):
              "llms.txt) and says 'Observed public prices are not quotes'; we read one query per GPU "
              "once a day and never count its rows as a provider's own offer.")
     cadence = "daily"
+    unit = "USD per GPU-hour (rows in EUR / CHF / INR kept in their currency)"
+    capture = "real"
+    source_urls = tuple(listings_url(slug, sort) for slug, sort in QUERIES)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

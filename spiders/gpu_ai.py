@@ -111,6 +111,9 @@ class GpuAiSpider(PriceSpider):
     terms = ("Not checked offline. We read only the public, anonymous pricing API (cursor-paged, "
              "200 rows a page), once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
+    unit = "USD per instance-hour"
+    capture = "real"
+    source_urls = (PRICING,)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

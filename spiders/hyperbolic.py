@@ -139,6 +139,8 @@ class HyperbolicSpider(PriceSpider):
     terms = ("Not checked offline. We read only the public, anonymous rental-options API the "
              "dashboard uses, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
+    unit = "US cents per instance-hour"
+    capture = "real"
 
     page_parser = staticmethod(parse_rental_options)
 

@@ -112,5 +112,7 @@ class LiumSpider(PriceSpider):
     terms = ("Not checked offline. We read only the public, anonymous executors API that lium.io's "
              "own marketplace page calls, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
 
     page_parser = staticmethod(parse_executors)

@@ -115,5 +115,7 @@ class OracleCloudSpider(PriceSpider):
     terms = ("Not checked offline. We read only Oracle's public price-list API (the one its cost "
              "estimator uses), one request a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
 
     page_parser = staticmethod(parse_products)

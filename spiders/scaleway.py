@@ -105,6 +105,9 @@ class ScalewaySpider(PriceSpider):
     terms = ("Not checked offline. We read only the documented Instance API product catalog, which "
              "needs no key, a few requests a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
+    unit = "EUR per instance-hour"
+    capture = "real"
+    source_urls = tuple(servers_url(zone, 1) for zone in ZONES)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -102,6 +102,8 @@ class VoltageParkSpider(PriceSpider):
     terms = ("Not checked offline. We read only the public bare-metal locations API the logged-out "
              "dashboard calls, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
+    unit = "USD per GPU-hour"
+    capture = "real"
 
     page_parser = staticmethod(parse_locations)
 
