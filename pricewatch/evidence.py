@@ -168,11 +168,19 @@ def check(title: str, row: dict, roots: list[Path]) -> Evidence:
     if ev.exchange.response.url != row.get("source_url"):
         ev.problem = ev.problem or (f"{title}: the record is of {ev.exchange.response.url}, "
                                     f"the offer names {row.get('source_url')}")
-    texts = [("response body", _text(body, ev.exchange.response.headers))] + [
-        (f"{kind} record {rid} ({ctype}: the DOM the browser rendered from this response)",
-         _text(data, [("Content-Type", ctype)])) for kind, rid, ctype, data in ev.exchange.derived]
-    for where, text in texts:
-        hit = find_printed(text, ev.printed)
+    body_text = _text(body, ev.exchange.response.headers)
+    value = _number(row.get("price_per_hour"))
+    searches = [(ev.printed, body_text, "response body")] + [
+        (ev.printed, _text(data, [("Content-Type", ctype)]),
+         f"{kind} record {rid} ({ctype}: the DOM the browser rendered from this response)")
+        for kind, rid, ctype, data in ev.exchange.derived] + [
+        # A price a page's script printed from this (JSON) response: the value here, the text there.
+        (value, body_text, f"response body (the value; the page printed {ev.printed!r})")] + [
+        (ev.printed, _text(data, [("Content-Type", ctype)]),
+         f"{kind} record {rid} ({ctype}: the DOM the browser rendered from the page that loaded this response)")
+        for kind, rid, ctype, data in ev.exchange.others]
+    for wanted, text, where in searches:
+        hit = find_printed(text, wanted)
         if hit:
             ev.excerpt, ev.found_in = hit, where
             break
@@ -180,6 +188,14 @@ def check(title: str, row: dict, roots: list[Path]) -> Evidence:
         if ev.printed:
             ev.note = f"the printed text {ev.printed!r} is not in the archived body"
     return ev
+
+
+def _number(value) -> str | None:
+    """A stored price as a page or an API would write it: 0.890000 -> "0.89", 43.46 -> "43.46"."""
+    if value is None:
+        return None
+    text = format(Decimal(str(value)).normalize(), "f")
+    return text if "." in text or text.isdigit() else None
 
 
 def _printed(row: dict) -> str | None:
@@ -221,6 +237,8 @@ def find_printed(text: str, printed: str | None, width: int = EXCERPT_CHARS) -> 
         return None
     tokens = printed.split()
     pattern = r"(?:\s|<[^>]{0,200}>)+".join(re.escape(t) for t in tokens)
+    # A number is matched whole: 0.89 is not in 10.89 or 0.895.
+    pattern = (r"(?<![\d.])" if tokens[0][0].isdigit() else "") + pattern + (r"(?!\d)" if tokens[-1][-1].isdigit() else "")
     m = re.search(pattern, text)
     if not m:
         return None

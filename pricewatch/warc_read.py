@@ -253,6 +253,9 @@ class Exchange:
     request_line: str | None = None
     request_headers: list[tuple[str, str]] = field(default_factory=list)
     derived: list[tuple[str, str, str, bytes]] = field(default_factory=list)  # (type, record id, content type, body)
+    # The file's other conversion records (type, record id, content type, body): e.g. the DOM
+    # rendered from the page whose script loaded this response.
+    others: list[tuple[str, str, str, bytes]] = field(default_factory=list)
     warcinfo: dict[str, str] = field(default_factory=dict)
 
 
@@ -280,7 +283,8 @@ def read_exchange(file: Path, record_id: str) -> Exchange | None:
                 ex.request_line = record.http_headers.protocol + " " + record.http_headers.statusline \
                     if record.http_headers.protocol else record.http_headers.statusline
                 ex.request_headers = list(record.http_headers.headers)
-            elif h.get_header("WARC-Refers-To") == record_id:
-                ex.derived.append((record.rec_type, h.get_header("WARC-Record-ID") or "",
-                                   h.get_header("Content-Type") or "", record.content_stream().read()))
+            elif record.rec_type in ("conversion", "resource", "metadata") and h.get_header("WARC-Refers-To"):
+                kept = ex.derived if h.get_header("WARC-Refers-To") == record_id else ex.others
+                kept.append((record.rec_type, h.get_header("WARC-Record-ID") or "",
+                             h.get_header("Content-Type") or "", record.content_stream().read()))
     return ex

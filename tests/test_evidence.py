@@ -22,12 +22,14 @@ import sys
 import urllib.request
 import zipfile
 from datetime import datetime, timezone
+from decimal import Decimal
 
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect, evidence, wacz
 from pricewatch.wacz_serve import EvidenceServer
+from pricewatch.warc_read import read_file
 from tests.conftest import CAPTURES, ROOT, shipped
 from warehouse import db
 
@@ -132,6 +134,26 @@ def test_the_command_prints_the_evidence_and_a_sha256_mismatch_is_a_loud_error(w
     assert "SHA256 MISMATCH: stored " + "0" * 64 in mismatch.stderr and PAGE_SHA256 in mismatch.stderr
     assert "Traceback" not in mismatch.stderr
     assert json.loads(mismatch.stdout)[0]["sha256"] == {"stored": "0" * 64, "recomputed": PAGE_SHA256}
+
+
+def test_the_printed_text_is_found_across_markup_and_a_number_only_whole():
+    assert evidence.find_printed("<td>$2.49<span> /hr</span>", "$2.49 /hr")[1] == "$2.49<span> /hr"
+    assert evidence.find_printed("10.89, 0.895, 0.89]", "0.89") == ("10.89, 0.895, ", "0.89", "]")
+    assert evidence.find_printed("$43.467", "$43.46") is None
+
+
+def test_a_script_printed_price_shows_its_value_in_the_json_it_came_from():
+    # captures/src/2026-10-29/jarvislabs/server_meta.json line 50, the A100-80GB vm entry:
+    #     "spot_price": 0.89,
+    # which the page's script prints as "$0.89/hr" (money(v) in pricing-7c41d2e9.js).
+    warc = CAPTURES / "2026-10-29" / "jarvislabs.warc.gz"
+    (meta,) = [r for r in read_file(warc) if r.url.endswith("/misc/server_meta")]
+    row = {"warc_file": meta.ref.warc_file, "warc_record_id": meta.ref.record_id, "body_sha256": meta.ref.body_sha256,
+           "source_url": meta.url, "price_raw": "$0.89/hr", "price_per_hour": Decimal("0.890000")}
+    ev = evidence.check("spot", row, [CAPTURES])
+    assert ev.ok and ev.row["warc_file"] == "2026-10-29/jarvislabs.warc.gz", ev.problem
+    assert ev.excerpt[1] == "0.89" and ev.excerpt[0].endswith('"spot_price": ')
+    assert ev.found_in == "response body (the value; the page printed '$0.89/hr')"
 
 
 def test_wacz_of_a_capture_validates_and_lists_the_documents_not_their_parts(tmp_path):

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch import collect, wacz
+from pricewatch import collect, evidence, wacz
 from tests.conftest import STANDIN_SETTINGS, shipped_exchanges
 
 
@@ -87,6 +87,16 @@ def test_a_browser_page_is_archived_as_received_and_its_rendered_dom_as_a_conver
     # Every response is what the server sent (the page as served, not the DOM).
     assert responses[page][1] == bodies["https://jarvislabs.ai/pricing"]["body"].replace(
         b"https://backendn.jarvislabs.net", api.encode())
+    # A term price the script computed (pricing-7c41d2e9.js: round(1.49 * (100 - 10)) / 100 from
+    # server_meta's A100 price_per_hour 1.49 and term_discounts 1 month 10 %) points to server_meta;
+    # `pricewatch evidence` finds the printed text in the DOM rendered from the page that loaded it.
+    term = next(i for i in result.items if i["offer_key"] == "1x A100-80GB reserved 1 month @india-noida-01")
+    cap = term["capture"]
+    row = {"warc_file": cap["warc_file"], "warc_record_id": cap["warc_record_id"], "body_sha256": cap["body_sha256"],
+           "source_url": cap["source_url"], "price_raw": term["price_raw"], "price_per_hour": term["price_per_hour"]}
+    ev = evidence.check("term", row, [tmp_path / "archive"])
+    assert ev.ok and cap["source_url"] == standin.url_for("/misc/server_meta"), ev.problem
+    assert ev.excerpt[1] == "$1.34/hr" and ev.found_in.endswith("rendered from the page that loaded this response)")
     # The archive replays: the browser renders the page again from the network records.
     standin.stop()
     replayed = collect.run_crawl("jarvislabs", tmp_path / "replay", replay=warc,
