@@ -49,7 +49,7 @@ def evidence(
         else:
             blocks = ev.of_claim(con, target, db_file, roots=archive)
     except LookupError as exc:
-        fail(str(exc), 1 if target.isdigit() or provider else 2)
+        fail(str(exc))  # nothing by that name: bad input (exit 2)
     finally:
         con.close()
     if as_json:
