@@ -1,7 +1,10 @@
-"""The nightly collection flow: crawl every provider (one task each, each crawl in its own
-process), judge each crawl, then load the run into DuckDB in one transaction.
+"""The nightly collection flow: crawl every provider (one task each: the HTTP spiders share
+one Scrapy process, a browser spider has a process of its own), judge each crawl, then load the
+run into DuckDB in one transaction.
 
-Run it with `pricewatch run`, or deploy it with prefect.yaml (cron 02:00 UTC).
+Run it with `pricewatch run`, or deploy it with prefect.yaml (cron 02:00 UTC). Besides the run
+logger, each provider's outcome is one record on the `pricewatch.progress` logger as it is
+judged, and the run's end one more (`pricewatch run` prints them; nothing else listens).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
+from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.states import Failed
 from prefect.tasks import exponential_backoff
@@ -21,8 +25,12 @@ from flows.outcome import RunFailed
 from flows.outcome import report as finish_run
 from pricewatch import collect
 from pricewatch.sources import default_providers   # disabled-by-default sources run only by name
-from pricewatch.replays import scan_archive
+from pricewatch.crawl_group import RunCrawls
+from pricewatch.replays import scan_archive, uses_browser
 from warehouse import db
+
+#: Progress records (one per provider, one at the end); see pricewatch/progress.py.
+progress = logging.getLogger("pricewatch.progress")
 
 
 class CrawlFailed(RuntimeError):
@@ -31,14 +39,27 @@ class CrawlFailed(RuntimeError):
 
 CRAWL_RETRIES = 2
 
+#: The shared HTTP crawl process of each running flow, by its crawl folder (a task parameter
+#: is a string; the process handle stays here).
+_GROUPS: dict[str, RunCrawls] = {}
+
 
 @task(name="crawl", task_run_name="crawl-{provider}", retries=CRAWL_RETRIES,
       retry_delay_seconds=exponential_backoff(backoff_factor=10), retry_jitter_factor=0.5)
-def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir: str | None) -> collect.CrawlResult:
+def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir: str | None,
+                   shared: bool = False) -> collect.CrawlResult:
+    """One provider's crawl. ``shared``: its first attempt is the run's crawl of it, started
+    with the run (pricewatch/crawl_group.py RunCrawls: its part of the shared HTTP process, or
+    crawled ahead); this task waits for that provider's result only. A browser crawl not
+    crawled ahead, and every retry, is a crawl process of its own."""
     from prefect.runtime import task_run
-    result = collect.run_crawl(provider, Path(workdir), Path(replay) if replay else None,
-                               Path(archive_dir) if archive_dir else None)
     attempt = task_run.run_count or 1
+    group = _GROUPS.get(workdir) if shared and attempt == 1 else None
+    if group is not None and group.has(provider):
+        result = group.result(provider)
+    else:
+        result = collect.run_crawl(provider, Path(workdir) / f"attempt-{attempt}",
+                                   Path(replay) if replay else None, Path(archive_dir) if archive_dir else None)
     result.attempts = attempt
     reason = result.transient_failure()
     # The last attempt returns its result: the crawl report (retries, the failing URLs) is
@@ -180,9 +201,10 @@ def deliver_alerts(db_path: str) -> dict:
     return result
 
 
-# Each crawl is a Scrapy process (a browser crawl ~650 MB with Chromium): four at a time
-# keeps a 2-core machine responsive; per-domain politeness is each crawl's own.
-@flow(name="collect-prices", log_prints=True, task_runner=ThreadPoolTaskRunner(max_workers=4))
+# The HTTP crawls share one Scrapy process; browser crawls and retries are processes of their
+# own, at most pricewatch.crawl.SEPARATE_CRAWLS at once (~650 MB each with Chromium), so the
+# threads here mostly wait. Per-domain politeness is each crawler's own.
+@flow(name="collect-prices", log_prints=True, task_runner=ThreadPoolTaskRunner(max_workers=8))
 def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
             archive_dir: str = "data/archive", providers: list[str] | None = None):
     """Scrape (or replay) every provider, validate, load. Ends Completed when at least one
@@ -215,32 +237,19 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     crawl = crawl_provider.with_options(retries=0) if replay else crawl_provider
     # The crawl folder holds only the items and reports of this run: gone when the run ends.
     with tempfile.TemporaryDirectory(prefix="pricewatch-crawl-") as workdir:
-        futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir) for p in selected}
-        warehouse = open_warehouse(db_path)
-        history = warehouse["history"] or {}
-        _after_load(db_path, warehouse["unspooled"])
-        outcomes = []
-        for provider, line in unreadable.items():
-            logger.error("%s", line)
-            outcomes.append(validate_crawl(provider, None, line, []))
-        for provider, fut in futures.items():
-            fut.wait()
-            state = fut.state
-            if state.is_completed():
-                outcome = validate_crawl(provider, fut.result(), None, history.get(provider, []))
-            else:
-                outcome = validate_crawl(provider, None, _state_error(provider, state), [])
-            level = logger.info if outcome.status == "ok" else logger.error
-            level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
-                  f" ({outcome.error})" if outcome.error else "")
-            if warehouse["history"] is None and outcome.status in ("ok", "suspect"):
-                outcome.warnings.append("run monitors not checked: the item history could not be read "
-                                        "(warehouse locked by another process)")
-            if replay:
-                outcome.warnings.extend(scan.warnings.get(provider, []))
-            for w in outcome.warnings:
-                logger.warning("%s: %s", provider, w)
-            outcomes.append(outcome)
+        browser = [p for p in selected if uses_browser(p)]
+        http = [p for p in selected if p not in browser]
+        # Started before any task: the HTTP spiders crawl while Prefect schedules the tasks.
+        _GROUPS[workdir] = RunCrawls(http, Path(workdir) / "shared", Path(replay) if replay else None,
+                                     None if replay else Path(archive_dir), others=browser)
+        futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir, shared=True)
+                   for p in browser + http}
+        try:
+            warehouse = open_warehouse(db_path)
+            _after_load(db_path, warehouse["unspooled"])
+            outcomes = _judge_crawls(futures, warehouse, unreadable, scan if replay else None, selected)
+        finally:
+            _GROUPS.pop(workdir).stop()   # only left running when the flow ended early
 
     captured = scan.captured_at if replay else None   # the scan above read the archive once
     run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
@@ -277,6 +286,47 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     logger.info("run %s: %s%s", run["run_id"], run["summary"],
                 "" if loaded else " (already in the warehouse: nothing changed)")
     return finish_run(summary)
+
+
+def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], scan, order: list[str]) -> list:
+    """Each provider's outcome, judged as its crawl ends (a progress record each); returned in
+    the order of ``order`` (unreadable ones first)."""
+    logger = get_run_logger()
+    history = warehouse["history"] or {}
+    judged: dict[str, collect.ProviderOutcome] = {}
+    for provider, line in unreadable.items():
+        logger.error("%s", line)
+        judged[provider] = validate_crawl(provider, None, line, [])
+        _progress(judged[provider])
+    by_future = {fut: p for p, fut in futures.items()}
+    for fut in as_completed(list(futures.values())):
+        provider = by_future[fut]
+        fut.wait()   # as_completed does not: the final state is only known once waited for
+        state = fut.state
+        if state.is_completed():
+            outcome = validate_crawl(provider, fut.result(), None, history.get(provider, []))
+        else:
+            outcome = validate_crawl(provider, None, _state_error(provider, state), [])
+        level = logger.info if outcome.status == "ok" else logger.error
+        level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
+              f" ({outcome.error})" if outcome.error else "")
+        if warehouse["history"] is None and outcome.status in ("ok", "suspect"):
+            outcome.warnings.append("run monitors not checked: the item history could not be read "
+                                    "(warehouse locked by another process)")
+        if scan is not None:
+            outcome.warnings.extend(scan.warnings.get(provider, []))
+        for w in outcome.warnings:
+            logger.warning("%s: %s", provider, w)
+        judged[provider] = outcome
+        _progress(outcome)
+    return [judged[p] for p in unreadable] + [judged[p] for p in order if p in futures]
+
+
+def _progress(outcome: collect.ProviderOutcome) -> None:
+    progress.info("%s: %s, %d offers", outcome.provider, outcome.status, len(outcome.offers),
+                  extra={"provider": outcome.provider, "status": outcome.status, "offers": len(outcome.offers),
+                         "duration_s": outcome.duration_s, "error": outcome.error,
+                         "warnings": list(outcome.warnings)})
 
 
 def _after_load(db_path: str, run_ids: list[str]) -> None:

@@ -1,5 +1,7 @@
 """One provider's crawl in a fresh process (Scrapy's reactor cannot restart): the items it
-yielded and its crawl report."""
+yielded and its crawl report. The HTTP spiders of a run share one process instead
+(pricewatch/crawl_group.py); a browser crawl, and a retry, runs here on its own. Both are
+bounded the same way: a wall-clock limit, their own process group, death with the run."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ from spiders.faults import NOT_TRANSIENT
 #: (Scrapy and any browser it started) is killed and the provider fails for the night. Far
 #: above a real crawl (a browser page takes ~20 s); requests have their own 30 s timeout.
 CRAWL_TIMEOUT_S = int(os.environ.get("PRICEWATCH_CRAWL_TIMEOUT_S", "300"))
+#: Crawl processes of their own (a browser crawl ~650 MB with Chromium, a retry) running at
+#: once; more wait. The shared HTTP process is not counted.
+SEPARATE_CRAWLS = int(os.environ.get("PRICEWATCH_SEPARATE_CRAWLS", "3"))
 
 
 @dataclass
@@ -80,17 +85,16 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
         cmd += ["-a", f"{k}={v}"]
     for k, v in (settings or {}).items():
         cmd += ["-s", f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"]
-    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE}
+    with _separate:
+        return _run_one(provider, cmd, items_path, report_path, log_path, timeout_s)
+
+
+def _run_one(provider: str, cmd: list[str], items_path: Path, report_path: Path, log_path: Path,
+             timeout_s: float) -> CrawlResult:
     started = time.monotonic()
-    with _live_lock:
-        if _stopping:
-            return CrawlResult(provider, -signal.SIGTERM, [], {}, 0.0, f"not started: {_stopping}",
-                               stopped=_stopping)
-        # Its own process group (the timeout and a stopped run kill Scrapy with its browser),
-        # and it dies with the thread that started it: a killed run leaves no crawl behind.
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True, preexec_fn=dies_with_parent())
-        _live.add(proc)
+    proc = start_crawl_process(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc is None:
+        return CrawlResult(provider, -signal.SIGTERM, [], {}, 0.0, f"not started: {_stopping}", stopped=_stopping)
     try:
         stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -101,25 +105,57 @@ def run_crawl(provider: str, workdir: Path, replay: Path | None = None,
                            f"killed after {timeout_s:g} s (the crawl's wall-clock limit)",
                            killed_after_s=timeout_s)
     finally:
-        with _live_lock:
-            _live.discard(proc)
+        crawl_process_ended(proc)
     duration = time.monotonic() - started
     if proc.pid in _stopped_pids:
         # Stopped with the run: whatever it wrote before is a part of the page, not data.
         return CrawlResult(provider, proc.returncode or -signal.SIGTERM, [], _read_report(report_path),
                            round(duration, 3), f"stopped: {_stopping}", stopped=_stopping)
+    tail = ""
+    if proc.returncode != 0:
+        log = log_path.read_text(errors="replace") if log_path.exists() else ""
+        tail = (stderr + log)[-1500:]
+    return read_result(provider, proc.returncode, items_path, report_path, duration, tail)
+
+
+def read_result(provider: str, returncode: int, items_path: Path, report_path: Path, duration_s: float,
+                log_tail: str = "") -> CrawlResult:
+    """What a finished crawl left: its offers and facts (the items file), its crawl report."""
     items, facts = [], []
     if items_path.exists():
         for line in items_path.read_text().splitlines():
             if line.strip():
                 record = json.loads(line)
                 (facts if "fact" in record else items).append(record)
-    report = _read_report(report_path)
-    tail = ""
-    if proc.returncode != 0:
-        log = log_path.read_text(errors="replace") if log_path.exists() else ""
-        tail = (stderr + log)[-1500:]
-    return CrawlResult(provider, proc.returncode, items, report, round(duration, 3), tail, facts=facts)
+    return CrawlResult(provider, returncode, items, _read_report(report_path), round(duration_s, 3),
+                       log_tail, facts=facts)
+
+
+def crawl_env() -> dict[str, str]:
+    return {**os.environ, "SCRAPY_SETTINGS_MODULE": SETTINGS_MODULE}
+
+
+def start_crawl_process(cmd: list[str], **popen) -> subprocess.Popen | None:
+    """Starts a crawl process the run can stop (stop_crawls), or None when the run is stopping.
+    Its own process group (the timeout and a stopped run kill Scrapy with its browser), and it
+    dies with the thread that started it: a killed run leaves no crawl behind."""
+    with _live_lock:
+        if _stopping:
+            return None
+        proc = subprocess.Popen(cmd, env=crawl_env(), text=True, start_new_session=True,
+                                preexec_fn=dies_with_parent(), **popen)
+        _live.add(proc)
+    return proc
+
+
+def crawl_process_ended(proc: subprocess.Popen) -> None:
+    with _live_lock:
+        _live.discard(proc)
+
+
+def was_stopped(proc: subprocess.Popen) -> str | None:
+    """Why the run stopped this crawl process (stop_crawls), else None."""
+    return _stopping if proc.pid in _stopped_pids else None
 
 
 def _read_report(path: Path) -> dict:
@@ -142,6 +178,7 @@ except (OSError, AttributeError):
 
 _live: set[subprocess.Popen] = set()
 _live_lock = threading.Lock()
+_separate = threading.BoundedSemaphore(max(1, SEPARATE_CRAWLS))
 _stopped_pids: set[int] = set()
 _stopping: str | None = None
 

@@ -41,6 +41,14 @@ def provider_domains() -> dict[str, tuple[str, ...]]:
             for name in sorted(loader.list())}
 
 
+@lru_cache(maxsize=None)
+def uses_browser(provider: str) -> bool:
+    """Whether the spider renders pages in a browser (scrapy-playwright download handler): such
+    a crawl runs in a process of its own, apart from the run's shared HTTP crawl process."""
+    handlers = (getattr(spider_loader().load(provider), "custom_settings", None) or {}).get("DOWNLOAD_HANDLERS") or {}
+    return any("playwright" in str(h) for h in handlers.values())
+
+
 def providers_of_host(host: str) -> list[str]:
     return [name for name, domains in provider_domains().items()
             if any(host == d or host.endswith("." + d) for d in domains)]

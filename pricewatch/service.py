@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import _thread
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -27,7 +28,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -211,6 +212,7 @@ def serve(host: str, port: int, home: Path, api_url: str | None, pool: str = POO
         echo(f"work pool {pool!r} ready, prefect.yaml deployed ({time.monotonic() - t:.1f} s)")
         stack.add("worker", start_group(prefect_cmd("worker", "start", "--pool", pool),
                                                  env, logs / "worker.log", checkout))
+        write_serve_record(home, api_url)
         ui = api_url.removesuffix("/api")
         echo(f"Prefect UI: {ui}  (runs: {ui}/runs, deployments: {ui}/deployments)")
         echo(f"pids: {' '.join(f'{n}={p.pid}' for n, p in stack.procs)}")
@@ -229,9 +231,33 @@ def serve(host: str, port: int, home: Path, api_url: str | None, pool: str = POO
         # A second Ctrl-C while stopping must not leave children behind.
         for s in previous:
             signal.signal(s, signal.SIG_IGN)
+        (home / SERVE_RECORD).unlink(missing_ok=True)
         stack.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+#: What `pricewatch serve` leaves in its PREFECT_HOME while it runs: the server `pricewatch run`
+#: then uses instead of starting one (see running_api_url).
+SERVE_RECORD = "pricewatch-serve.json"
+SERVE_HOME = ".prefect"   # `pricewatch serve --home` default, relative to the checkout
+
+
+def write_serve_record(home: Path, api_url: str) -> None:
+    (home / SERVE_RECORD).write_text(json.dumps({"api_url": api_url, "pid": os.getpid()}))
+
+
+def served_api_url(timeout_s: float = 1.0) -> str | None:
+    """The API of a `pricewatch serve` running from this checkout (its record in
+    <checkout>/.prefect, its process alive, /api/health answering), else None."""
+    try:
+        record = json.loads((checkout_root() / SERVE_HOME / SERVE_RECORD).read_text())
+        os.kill(int(record["pid"]), 0)
+        url = str(record["api_url"])
+        with urllib.request.urlopen(f"{url}/health", timeout=timeout_s) as resp:
+            return url if resp.status == 200 else None
+    except (OSError, ValueError, KeyError, TypeError, FileNotFoundError):
+        return None
 
 
 # --- `pricewatch run`: its own Prefect server, and what a signal does to it -------------------
@@ -512,14 +538,37 @@ def _stopped_by(exc: BaseException, guard: RunGuard) -> bool:
     return isinstance(exc, TerminationSignal)
 
 
+def early_server() -> RunServer | None:
+    """Called first thing by `pricewatch run`, so the server starts while the run imports
+    Scrapy, Prefect and the spiders and reads its archive (~5 s of a ~10 s start): the run's own
+    server, unless PREFECT_API_URL is set or a `pricewatch serve` of this checkout is running
+    (its API is then put in PREFECT_API_URL). PRICEWATCH_RUN_SERVER=own: always a server of the
+    run's own. A server named only by the active Prefect profile is found later
+    (run_services), and this one is then stopped unused."""
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    if os.environ.get("PRICEWATCH_RUN_SERVER") != "own":
+        served = served_api_url()
+        if served:
+            os.environ["PREFECT_API_URL"] = served
+            return None
+    return start_run_server()
+
+
 @contextmanager
-def run_services(echo: Callable[[str], None] = print, attempts: int = 3) -> Iterator[RunGuard]:
+def run_services(echo: Callable[[str], None] = print, attempts: int = 3,
+                 server: RunServer | None = None, guard: RunGuard | None = None) -> Iterator[RunGuard]:
     """Around the flows of one `pricewatch run`: the signal guard, and a Prefect server of the
     run's own unless PREFECT_API_URL names one (then nothing is started). Inside, Prefect talks
     to that server; the server is stopped at the end whatever happens (normal end, error,
-    signal). A signal leaves as RunStopped (its signal number in ``signum``)."""
+    signal). A signal leaves as RunStopped (its signal number in ``signum``). ``server``: the
+    run's own server already starting (early_server), used as the first attempt. ``guard``: a
+    RunGuard the caller entered already (signals handled from before the server is up)."""
     api_url = configured_api_url()
     own = api_url is None
+    if not own and server is not None:
+        stop_run_server(server)   # the profile names a server: the early one is not needed
+        server = None
     env_before = os.environ.get("PREFECT_API_URL")
 
     def stop_server() -> None:
@@ -527,12 +576,16 @@ def run_services(echo: Callable[[str], None] = print, attempts: int = 3) -> Iter
         if server is not None:
             stop_run_server(server)
 
-    guard = RunGuard(on_deadline=stop_server, echo=echo)
+    if guard is None:
+        guard = RunGuard(on_deadline=stop_server, echo=echo)
+        entered = guard
+    else:
+        guard.on_deadline, entered = stop_server, nullcontext(guard)
     try:
-        with guard:
+        with entered:
             try:
                 for attempt in range(1, attempts + 1) if own else ():
-                    guard.server = start_run_server()
+                    guard.server, server = (server or start_run_server()), None
                     try:
                         api_url = wait_run_server(guard.server).api_url
                         break

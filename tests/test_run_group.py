@@ -1,0 +1,112 @@
+"""The HTTP spiders of a run in one Scrapy process (pricewatch/crawl_group.py): each provider's
+outcome still its own, a crash of the shared process loses no provider silently, and the
+`pricewatch run` people watch (one line per provider, the run's alerts; Prefect's lines in a
+log file)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from pricewatch import collect
+from pricewatch.crawl_group import CrawlGroup, RunCrawls, prefetch
+from pricewatch.runview import alerts_line
+from tests.conftest import ROOT, clean_env, shipped
+
+
+def test_two_providers_in_one_process_each_with_its_own_archive_and_outcome(tmp_path):
+    # thunder_compute: 25 offers (tests/test_thunder_compute.py, from v1_pricing.json);
+    # massed_compute: 25 offers, 23 priced (its SOURCE.md: "23 distinct priced rows" + 2 "Request").
+    # A third crawl names no spider: that provider fails, alone.
+    group = CrawlGroup([], tmp_path, crawls=[("thunder_compute", "thunder_compute", shipped("thunder_compute")),
+                                             ("massed_compute", "massed_compute", shipped("massed_compute")),
+                                             ("nosuch", "nosuch", shipped("thunder_compute"))]).start()
+    results = group.results()
+    assert group.wait(30) == 1          # one crawl failed; the process still ran the others
+    thunder, massed, nosuch = results["thunder_compute"], results["massed_compute"], results["nosuch"]
+    assert (thunder.returncode, len(thunder.items), thunder.report["provider"]) == (0, 25, "thunder_compute")
+    assert (massed.returncode, len(massed.items), sum(i["is_priced"] for i in massed.items)) == (0, 25, 23)
+    assert {i["capture"]["source_url"] for i in thunder.items}.isdisjoint(
+        {i["capture"]["source_url"] for i in massed.items})
+    assert [collect.judge_crawl(r).status for r in (thunder, massed)] == ["ok", "ok"]
+    assert nosuch.returncode == 1 and nosuch.items == [] and "Spider not found: nosuch" in nosuch.log_tail
+    assert collect.judge_crawl(nosuch).status == "failed"
+
+
+def test_a_crash_of_the_shared_process_fails_each_unreported_provider_with_a_line_and_a_retry(tmp_path):
+    group = CrawlGroup(["thunder_compute", "massed_compute"], tmp_path, replay=shipped("thunder_compute")).start()
+    os.killpg(group.proc.pid, signal.SIGKILL)   # as the OOM killer would, before any crawl ended
+    results = group.results()
+    for p, r in results.items():
+        assert r.provider == p and r.returncode == -signal.SIGKILL and r.items == []
+        assert r.log_tail.startswith(f"the crawl process it shared with 1 other provider(s) killed by SIGKILL "
+                                     f"before {p}'s crawl ended"), r.log_tail
+        # A crash may pass: the flow retries the provider in a crawl process of its own.
+        assert r.transient_failure() and r.transient_failure().startswith(f"{p}: crawl process exited with code -9")
+        outcome = collect.judge_crawl(r)
+        assert outcome.status == "failed" and outcome.error.startswith(f"{p}: crawl did not finish (exit -9)")
+
+
+def test_crawled_ahead_results_are_taken_by_their_run_only(tmp_path):
+    """`pricewatch run --replay captures`: every dated folder's providers crawl at once; a run
+    takes its own (same provider, same folder), a run of another folder crawls itself."""
+    thunder = shipped("thunder_compute")
+    with prefetch([(thunder, ["thunder_compute"])]) as ahead:
+        mine = RunCrawls(["thunder_compute"], tmp_path / "mine", thunder, None)
+        assert mine.ahead and mine.own.proc is None        # nothing crawled twice
+        assert len(mine.result("thunder_compute").items) == 25
+        other = RunCrawls(["thunder_compute"], tmp_path / "other", thunder, None)   # taken already
+        assert not other.ahead and other.own.proc is not None
+        assert len(other.result("thunder_compute").items) == 25
+    assert ahead.groups[0].wait(30) == 0
+
+
+@pytest.fixture(scope="module")
+def watched_run(tmp_path_factory, prefect_server):
+    tmp = tmp_path_factory.mktemp("watched")
+    replay = tmp / "replay"
+    replay.mkdir()
+    for p in ("massed_compute", "thunder_compute"):
+        (replay / f"{p}.warc.gz").symlink_to(shipped(p))
+    log = tmp / "prefect.log"
+    env = {**clean_env(os.environ), "PREFECT_API_URL": prefect_server.api}
+    out = subprocess.run([sys.executable, "-m", "pricewatch.cli", "run", "--replay", str(replay),
+                          "--db", str(tmp / "pw.duckdb"), "--log-file", str(log)],
+                         capture_output=True, text=True, timeout=240, cwd=ROOT, env={**env, "COLUMNS": "200"})
+    return out, log
+
+
+def test_run_prints_a_line_per_provider_then_the_run_with_its_alerts(watched_run):
+    out, _ = watched_run
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    progress = [ln for ln in lines if re.match(r"^  ok\s+\w+\s+25 offers\s+\d+\.\d s$", ln)]
+    assert sorted(ln.split()[1] for ln in progress) == ["massed_compute", "thunder_compute"], out.stdout
+    run_line = next(n for n, ln in enumerate(lines) if ln.startswith("run replay-"))
+    assert all(lines.index(ln) < run_line for ln in progress)
+    assert "2/2 providers ok, 50 offers, loaded" in lines[run_line]
+    # Two seed sources on an empty warehouse: nothing to compare with, no alert raised.
+    assert "\n  alerts: 0 raised, 0 delivered\n" in out.stdout
+    assert re.search(r"^  claims: holds \d+ · drifted \d+ · unverifiable \d+$", out.stdout, re.M)
+
+
+def test_the_alerts_line_says_raised_and_delivered():
+    # pricewatch/alerts/derive.py counts raised/suspect/confirmed/suppressed; deliver.py
+    # sent/failed/unconfirmed/pending and the error of the URLs that failed.
+    derived = {"raised": 3, "suspect": 1, "confirmed": 0, "suppressed": 0}
+    delivered = {"sent": 2, "failed": 1, "unconfirmed": 0, "pending": 1, "error": "hook: HTTP 500"}
+    assert alerts_line({**derived, **delivered}) == "3 raised (1 suspect), 2 delivered, 1 failed, 1 pending (hook: HTTP 500)"
+
+
+def test_prefect_lines_go_to_the_log_file_not_the_console(watched_run):
+    out, log = watched_run
+    assert "Finished in state" not in out.stdout + out.stderr
+    assert f"Prefect log: {log}" in out.stderr
+    text = log.read_text()
+    assert "Task run 'crawl-thunder_compute' - Finished in state Completed()" in text
+    assert "Flow run" in text and "Beginning flow run" in text
