@@ -49,6 +49,10 @@ def _variant(base: Path, provider: str, *replacements: tuple[bytes, bytes]) -> P
 def scenario(tmp_path_factory, crawl):
     base = tmp_path_factory.mktemp("claims-scenario")
     con = db.connect(base / "w.duckdb")
+    db.migrate(con)
+    # Real captures of 2026-08-22..10-31 replayed up to 2026-11-06: the claims here test values,
+    # so the staleness limit is 100 days (tests/test_claims_published.py tests staleness).
+    con.execute("UPDATE mart_settings SET stale_after_hours = 2400")
 
     def load(warcs: dict[str, Path], as_of: str | None) -> str:
         # The session's crawl cache: shipped captures are replayed once for the whole suite.

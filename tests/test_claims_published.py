@@ -42,6 +42,12 @@ def replayed(tmp_path_factory, crawl):
     base = tmp_path_factory.mktemp("claims-replay")
     path = base / "pricewatch.duckdb"
     con = db.connect(path)
+    db.migrate(con)
+    # The shipped captures are real recordings of 2026-08-22 to 2026-10-31: replayed in order, the
+    # last snapshot finds most sources older than the default 48 h staleness limit, and claims
+    # resting on them are unverifiable (test_stale_sources_make_their_claims_unverifiable). These
+    # tests check the recomputed values, so the limit is 100 days here.
+    con.execute("UPDATE mart_settings SET stale_after_hours = 2400")
     runs = {}
     try:
         for batch in collect.replay_batches(CAPTURES):
@@ -358,3 +364,30 @@ def test_the_quality_gate_holds_no_reading_of_the_real_captures(replayed):
         con.close()
     assert held == []
     assert set(statuses) == {"ok", "not attempted"}
+
+
+def test_stale_sources_make_their_claims_unverifiable(replayed, tmp_path):
+    """With the default 48 h limit, the last snapshot (2026-10-31 17:40 UTC) finds Massed Compute's
+    last good data from 2026-08-22 12:00 UTC and GPUwithCrypto's from 2026-10-29 02:00 UTC: the
+    claims resting on them are unverifiable, never holds, and "cheapest" compares no stale source."""
+    import shutil
+    copy = tmp_path / "stale.duckdb"
+    shutil.copy(replayed["db"], copy)
+    con = db.connect(copy)
+    try:
+        con.execute("UPDATE mart_settings SET stale_after_hours = 48")
+        run_id = replayed["runs"]["2026-10-31"]["run_id"]
+        con.execute("DELETE FROM claim_inputs WHERE run_id = ?", [run_id])
+        con.execute("DELETE FROM claim_evaluations WHERE run_id = ?", [run_id])
+        evaluate_claims(con, run_id)
+        rows = {r[0]: r[1:] for r in con.execute(
+            "SELECT claim_id, status, reason, note FROM claim_evaluations WHERE run_id = ?", [run_id]).fetchall()}
+    finally:
+        con.close()
+    status, reason, note = rows["g-cite-massed-b200x8"]
+    assert status == "unverifiable" and reason.startswith("massed_compute is stale: its last good data is 1686 h old")
+    assert "not compared (stale): " in note and "massed_compute" in note
+    assert rows["g-own-a100"][0] == "unverifiable" and "gpuwithcrypto is stale" in rows["g-own-a100"][1]
+    # Arrakis was read in this very run: page 2's prices still hold.
+    assert rows["a-cheapest-h100"][0] == "holds"
+    assert not any(s == "holds" and "stale" in (r or "") for s, r, _ in rows.values())

@@ -72,6 +72,9 @@ class Evaluator:
         self.snap = snap
         self.claims = rules.claims
         self._done: dict[str, Outcome] = {}
+        # Sources whose last good data is older than the staleness limit at this snapshot.
+        self.stale = {p: (at, age, limit) for p, at, age, limit in
+                      snap.con.execute(query("stale_sources"), [snap.at]).fetchall()}
 
     # ---- one claim -------------------------------------------------------------------------
     def outcome(self, claim_id: str) -> Outcome:
@@ -107,6 +110,11 @@ class Evaluator:
         if state is None or state.last_ok is None:
             return Outcome(unverifiable=f"no successful {provider} run at or before {ts(self.snap.at)}",
                            inputs=[_input(name, role, provider, status="never_seen", used=False)])
+        if provider in self.stale:
+            at, age, limit = self.stale[provider]
+            return Outcome(unverifiable=f"{provider} is stale: its last good data is {age:.0f} h old "
+                                        f"(from {ts(at)}; limit {limit:g} h)",
+                           since=at, inputs=[_input(name, role, provider, status="failed", used=False)])
         since = state.failing_since
         if since:
             word = "held back as suspect" if state.attempts[-1].status == "suspect" else "failing"
@@ -189,7 +197,7 @@ class Evaluator:
             o for o in self.snap.all_offers()
             if o["gpu_model"] == c.gpu and o["gpu_count"] == c.count and o["billing"] == c.billing
             and o["is_priced"] and o["currency"] == "USD" and o["provider"] not in c.exclude_providers
-            and o["tier"] not in c.exclude_tiers
+            and o["tier"] not in c.exclude_tiers and o["provider"] not in self.stale
             and (c.include_aggregators or not o["is_aggregator"])
             and (c.self_service is None or bool(o["self_service"]) == c.self_service)]
         # On a tie the cited offer stays the pick: the page is not wrong about it.
@@ -210,6 +218,9 @@ class Evaluator:
         note = f"cheapest of {len(candidates)} matching offer(s) from {len(providers)} provider(s)"
         if failing:
             note += "; not compared (failing): " + ", ".join(failing)
+        stale = sorted(p for p in self.stale if p not in c.exclude_providers)
+        if stale:
+            note += "; not compared (stale): " + ", ".join(stale)
         out.note = note
         what = f"{c.count}× {c.gpu} {c.billing}" + (" self-service" if c.self_service else "")
         if pick is None:
