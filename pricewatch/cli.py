@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -50,50 +50,93 @@ def run(
     as_of: Optional[str] = typer.Option(None, "--as-of", help="observation time of a replayed run (ISO 8601, e.g. 2026-10-29T00:00:00Z)"),
     archive_dir: Path = typer.Option(Path("data/archive"), "--archive-dir", help="where a live run writes its WARC files"),
     provider: Optional[list[str]] = typer.Option(None, "--provider", help="only these providers (repeatable)"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Prefect's flow and task log lines on the console too"),
+    log_file: Optional[Path] = typer.Option(None, "--log-file", help="where Prefect's log lines go (default: "
+                                            "<warehouse folder>/logs/run-<UTC time>.log)"),
 ):
     """Run the nightly job once: crawl (or replay), validate, load into DuckDB.
 
     --replay takes a WARC file, a folder of WARC files (one run), or a folder of dated folders
     such as captures/ (one run per date, oldest first).
+    Prints one line per provider as its crawl is judged, then each run's summary (claims,
+    alerts raised and delivered); Prefect's log lines go to the log file unless --verbose.
     Exits 0 when at least one provider succeeded in every run, 1 when a run had none.
     """
+    from pricewatch import service
+    # Started first: the Prefect server comes up while the checks below import and read.
+    server = service.early_server()
+    try:
+        batches = _check_run(replay, db, as_of, archive_dir, provider)
+    except BaseException:
+        if server is not None:
+            service.stop_run_server(server)
+        raise
+    _run_batches(server, batches, db, as_of, archive_dir, provider or None, verbose, log_file)
+
+
+def _check_run(replay, db, as_of, archive_dir, provider) -> list[tuple[Path | None, list[str]]]:
+    """Refuses bad input before anything runs; the runs to do, each with its providers."""
     known = _known_providers()
     unknown = [p for p in provider or [] if p not in known]
     if unknown:
         fail(f"unknown provider{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
              f"(known: {', '.join(known)})")
-    db_file = check_db_writable(db)
+    check_db_writable(db)
     if as_of and not replay:
         fail("--as-of only applies to a replay (a live run is observed now)")
     if replay:
         batches = _replay_batches(replay, provider or None)
         if as_of and len(batches) > 1:
             fail(f"--as-of needs a single capture set; {replay} holds {len(batches)} dated folders")
-    else:
-        if archive_dir.exists() and not archive_dir.is_dir():
-            fail(f"--archive-dir {archive_dir} is a file, not a folder")
-        batches = [None]
-    _quiet_prefect()
-    from flows.nightly import nightly, parse_as_of
-    from flows.outcome import summary_of
-    from pricewatch import service
+        return batches
+    if archive_dir.exists() and not archive_dir.is_dir():
+        fail(f"--archive-dir {archive_dir} is a file, not a folder")
+    return [(None, [])]
+
+
+def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log_file) -> None:
+    from pricewatch import crawl_group, runview, service
+    from pricewatch.replays import uses_browser
+    db_file = check_db_writable(db)
+    out = Console()
+    ok = True
     try:
-        parse_as_of(as_of)
-    except ValueError as exc:
-        fail(str(exc))
-    try:
-        # Without PREFECT_API_URL the run starts a Prefect server of its own that dies with it
-        # (a killed run leaves nothing listening); SIGTERM/SIGINT stop the crawls and the server.
-        with service.run_services(echo=lambda m: say(m, style="yellow", prefix="")) as guard:
-            ok = True
-            for batch in batches:
+        with ExitStack() as stack:
+            early = [server] if server is not None else []   # until run_services takes it
+            stack.callback(lambda: early and service.stop_run_server(early.pop()))
+            echo = lambda m: say(m, style="yellow", prefix="")  # noqa: E731
+            # Signals handled from here: SIGTERM / Ctrl-C stop the crawls started below too.
+            guard = stack.enter_context(service.RunGuard(echo=echo, on_deadline=lambda: early and
+                                                         service.stop_run_server(early.pop())))
+            # Every dated folder's spiders crawl from now on (the HTTP ones in one process, each
+            # browser one in its own), while Prefect is imported and its server starts; each run
+            # then takes its own providers' results (pricewatch/crawl_group.py).
+            stack.enter_context(crawl_group.prefetch([(b, present) for b, present in batches if b is not None],
+                                                     browser=uses_browser))
+            _quiet_prefect()
+            from flows.nightly import nightly, parse_as_of
+            from flows.outcome import summary_of
+            try:
+                parse_as_of(as_of)
+            except ValueError as exc:
+                fail(str(exc))
+            if not verbose:
+                log = runview.prefect_logs_to_file(log_file or runview.default_log_path(db_file))
+                say(f"Prefect log: {log}", style="dim", prefix="")
+            # Without PREFECT_API_URL the run starts a Prefect server of its own that dies with it
+            # (a killed run leaves nothing listening); SIGTERM/SIGINT stop the crawls and the server.
+            stack.enter_context(service.run_services(echo=echo, server=early.pop() if early else None, guard=guard))
+            stack.enter_context(runview.show_progress(out))
+            for batch, _ in batches:
+                if batch is not None and len(batches) > 1:
+                    out.print(esc(f"{batch}:"), soft_wrap=True, highlight=False)
                 # return_state: a run where every provider failed ends Failed but still has a summary.
                 state = nightly(db_path=db_file, replay=str(batch) if batch else None, as_of=as_of,
-                                archive_dir=str(archive_dir), providers=provider or None, return_state=True)
+                                archive_dir=str(archive_dir), providers=provider, return_state=True)
                 if guard.signum is not None:
                     break
                 summary = summary_of(state)
-                _print_summary(summary)
+                _print_summary(summary, out)
                 # A night that could only be spooled (warehouse locked) is not a success yet.
                 ok = ok and not summary.get("spooled") and any(p["status"] == "ok" for p in summary["providers"].values())
     except service.RunStopped as stop:
@@ -107,7 +150,7 @@ def _known_providers() -> list[str]:
     return all_providers()
 
 
-def _replay_batches(replay: Path, providers: list[str] | None) -> list[Path]:
+def _replay_batches(replay: Path, providers: list[str] | None) -> list[tuple[Path, list[str]]]:
     """What the flow would read first, read before any crawl: each run of the archive and the
     providers it holds. A missing, corrupt, truncated or empty archive is refused here in one
     line; a dated folder holding none of the providers asked for is skipped with a note."""
@@ -131,7 +174,7 @@ def _replay_batches(replay: Path, providers: list[str] | None) -> list[Path]:
             say(w, style="yellow", prefix="warning: ")
         wanted = [p for p in (providers or present) if p in present]
         if wanted:
-            runnable.append(batch)
+            runnable.append((batch, wanted))
         else:
             skipped.append((batch, present))
     if not runnable:
@@ -166,25 +209,25 @@ def _archive_warnings():
         log.propagate = propagate
 
 
-def _print_summary(summary: dict) -> None:
-    out = Console()
-    if summary.get("spooled"):
-        note = f" - NOT loaded: {summary.get('error')}"
-    else:
-        note = "" if summary["loaded"] else " - already loaded, nothing changed"
-    table = Table(title=esc(f"run {summary['run_id']} ({summary['status']})" + note))
-    for col in ("provider", "status", "offers", "seconds", "error / warnings"):
-        table.add_column(col)
-    for name, p in summary["providers"].items():
-        note = p["error"] or "\n".join(p["warnings"])
-        table.add_row(esc(name), esc(p["status"]), str(p["offers"]), f"{p['duration_s'] or 0:.1f}",
-                      cell(note, max_len=600))
-    out.print(table)
-    out.print(esc(f"snapshot observed at {summary['observed_at']} -> {summary['db']}"), soft_wrap=True)
-    claims = summary.get("claims")
-    if claims:
-        out.print(esc("published claims: " + " · ".join(f"{s} {n}" for s, n in claims["counts"].items())
-                      + " (pricewatch claims)"))
+def _print_summary(summary: dict, out: Console | None = None) -> None:
+    """The end of one run: its line (providers ok, offers, loaded or not), a table of the
+    providers that are not ok or have warnings (the others were shown as they finished), the
+    published claims and the alerts raised and delivered."""
+    from pricewatch import runview
+    out = out or Console()
+    runview.run_block(summary, out)
+    notable = {n: p for n, p in summary["providers"].items()
+               if p["status"] not in ("ok", "not attempted") or p.get("warnings")}
+    if notable:
+        table = Table(title=esc(f"run {summary['run_id']}: providers not ok or with warnings"))
+        for col in ("provider", "status", "offers", "seconds", "error / warnings"):
+            table.add_column(col)
+        for name, p in notable.items():
+            note = p["error"] or "\n".join(p["warnings"])
+            table.add_row(esc(name), esc(p["status"]), str(p["offers"]), f"{p['duration_s'] or 0:.1f}",
+                          cell(note, max_len=600))
+        out.print(table)
+    out.print("  warehouse: " + esc(summary["db"]), soft_wrap=True, highlight=False)
 
 
 @app.command()
