@@ -286,3 +286,17 @@ def page_html(rendered: RenderedPage, claim_href=lambda cid: f"#claim-{cid}") ->
         out.append(body)
     out.append("</div>")
     return "".join(out)
+
+
+def sentences(rules: R.RuleSet, claim_id: str, rows: dict[str, dict] | None) -> list[tuple[str, str]]:
+    """Every sentence (or table cell) of the claim's page that prints or asserts the claim, as
+    (published, regenerated) text: what an alert quotes for an editor."""
+    claim = rules.claims[claim_id]
+    rendered = render_page(rules, rules.pages[claim.page], rows)
+    out = []
+    for seg in rendered.segments:
+        if any(s.claim_id == claim_id for s in seg.slots):
+            pair = (seg.text(published=True).strip(), seg.text().strip())
+            if pair not in out:
+                out.append(pair)
+    return out
