@@ -31,7 +31,8 @@ failed night, undercuts, text, delivery).
 
 # Every name the single module alerts.py had, private helpers included, stays importable from here.
 from pricewatch.alerts.claims import _claim_status, _source_line
-from pricewatch.alerts.deliver import deliver_alerts, list_alerts
+from pricewatch.alerts.deliver import deliver_alerts, list_alerts, list_messages
+from pricewatch.alerts.mutes import ack, add_mute, list_mutes, remove_mute
 from pricewatch.alerts.derive import _load_run, _newer_derived, derive_alerts
 from pricewatch.alerts.model import Alert, _Run
 from pricewatch.alerts.observe import _held, _hold_note, _moves, _observations, _resolve_suspects
@@ -43,4 +44,5 @@ from pricewatch.alerts.sources import _new_labels, _source_health, _streak, _unp
 from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows
 
 __all__ = ["Alert", "BODY_MAX_CHARS", "CITING_ROLES", "S", "TITLE_MAX_CHARS", "UTC_FMT",
-           "deliver_alerts", "derive_alerts", "list_alerts"]
+           "ack", "add_mute", "deliver_alerts", "derive_alerts", "list_alerts", "list_messages", "list_mutes",
+           "remove_mute"]

@@ -1,6 +1,9 @@
 """claim_status alerts: claims of a page that went holds / drifted / unverifiable.
 
-A first failed night does not page. A claim that is unverifiable only because its sources
+A first failed night does not page. A claim unverifiable only through the claims it is computed
+from (a ratio of two cited prices) has their causes (sql/claim_status_basis.sql follows the
+dependencies of rules/). A snapshot evaluated again under new rules is told as a rule change
+(rulechange.py), not here. A claim that is unverifiable only because its sources
 failed fewer than `failed_runs_threshold` runs in a row is left out of claim_status alerts (a
 status no one was told is not a status the claim had). Once a source reaches the threshold,
 one alert per page lists those claims, naming the failing source and its error once.
@@ -27,8 +30,7 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
         return []
     # What to compare with, set-based (sql/claim_status_basis.sql): each claim's last status that
     # counts, and whether its status now is only a short outage's.
-    basis = {r["claim_id"]: r for r in _rows(con, sql("claim_status_basis"),
-                                             [run.run_id, run.seq, cfg.failed_runs_threshold])}
+    basis = {r["claim_id"]: r for r in claim_status_basis(con, run, cfg)}
 
     def cause(run_id: str, ev: dict) -> tuple[str, ...] | None:
         """The failing sources that alone make this evaluation unverifiable, else None."""
@@ -47,7 +49,9 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
             uses.setdefault(i["claim_id"], set()).add(f"{i['provider']}/{i['offer_key']}")
     groups: dict[tuple, list[dict]] = {}
     for claim_id, ev in sorted(run.claims.items()):
-        if quiet(run.run_id, ev):
+        if quiet(run.run_id, ev) or ev.get("trigger") == "rules":
+            # A snapshot evaluated again under new rules: what changed is a rule change
+            # (rulechange.py), told once as such, never as a status change of the run.
             continue
         old = before.get(claim_id)
         # A claim seen for the first time only alerts when the page is already wrong.
@@ -85,6 +89,20 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
                           "failing_sources": list(failing)},
                          "success" if status == "holds" else "warning"))
     return out
+
+
+def claim_status_basis(con, run: _Run, cfg: AlertConfig) -> list[dict]:
+    """Per claim of the run: its failing sources now (also through the claims it is computed
+    from), whether that is a short outage (quiet), and its last status that counts."""
+    edges = dependencies()
+    return _rows(con, sql("claim_status_basis"), [run.run_id, run.seq, cfg.failed_runs_threshold,
+                                                  [c for c, _ in edges], [r for _, r in edges]])
+
+
+def dependencies() -> list[tuple[str, str]]:
+    """(claim, a claim it is computed from), from rules/."""
+    from pricewatch.claims.rules import cached_rules, refs
+    return sorted({(c.id, r) for c in cached_rules().claims.values() for r in refs(c)})
 
 
 def _source_line(con, run: _Run, provider: str) -> tuple[str, str]:

@@ -14,8 +14,11 @@ from datetime import datetime, timezone
 import duckdb
 
 from pricewatch.alerts.claims import _claim_status
+from pricewatch.alerts.compose import compose_messages
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.observe import _moves, _resolve_suspects, prefetch
+from pricewatch.alerts.mutes import apply_mutes, list_mutes
+from pricewatch.alerts.rulechange import _rule_changes
 from pricewatch.alerts.prices import _disappeared, _price_alerts, _screen_first_seen, _undercut
 from pricewatch.alerts.sources import _new_labels, _source_health
 from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows, sql
@@ -31,13 +34,15 @@ def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | 
     if not found:
         raise ValueError(f"run {run_id} is not in the warehouse")
     run = _load_run(con, run_id, found[0]["seq"], found[0]["observed_at"])
-    counts = {"raised": 0, "suspect": 0, "confirmed": 0, "suppressed": 0}
+    counts = {"raised": 0, "suspect": 0, "confirmed": 0, "suppressed": 0, "muted": 0}
     newer = _newer_derived(con, run)
     resolutions = {} if newer else _resolve_suspects(con, run, counts)
     moves = _moves(con, run, resolutions, cfg)
     _screen_first_seen(con, run, moves, cfg)
     alerts = (_price_alerts(con, run, moves, cfg) + _disappeared(con, run) + _undercut(con, run, moves, cfg)
-              + _claim_status(con, run, moves, cfg) + _source_health(con, run, cfg) + _new_labels(con, run))
+              + _claim_status(con, run, moves, cfg) + _source_health(con, run, cfg) + _new_labels(con, run)
+              + _rule_changes(con, run))
+    apply_mutes(alerts, list_mutes(con, run.observed_at))
     if newer:
         for a in alerts:
             a.backfill(run, newer)
@@ -50,7 +55,9 @@ def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | 
             [a.alert_id, a.run_id, a.kind, a.subject, a.fingerprint, a.state, a.notify_type, a.title,
              a.body, _dumps(a.details), now, now]).fetchall()
         if inserted:
-            counts[{"suspect": "suspect", "suppressed": "suppressed"}.get(a.state, "raised")] += 1
+            counts[a.state if a.state in ("suspect", "suppressed", "muted") else "raised"] += 1
+    if not newer:
+        counts["messages"] = compose_messages(con, run, cfg)
     return counts
 
 

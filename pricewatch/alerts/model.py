@@ -53,6 +53,8 @@ class Alert:
     def state(self) -> str:
         if self.details.get("suppressed_because"):
             return "suppressed"
+        if self.details.get("muted_by"):
+            return "muted"
         return "suspect" if self.details.get("held_for") else "pending"
 
 

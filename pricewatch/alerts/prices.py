@@ -178,7 +178,7 @@ def _undercut(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
                    "cited_price_per_hour": cited["price_per_hour"], "provider": pick["provider"],
                    "offer_key": pick["offer_key"], "price_per_hour": pick["price_per_hour"],
                    "price_per_gpu_hour": pick["price_per_gpu_hour"], "percent": pct, "gpu_model": pick["gpu_model"],
-                   "gpu_count": pick["gpu_count"], "claims": claims, "held_for": held,
+                   "gpu_count": pick["gpu_count"], "claims": claims, "held_for": held, "seen_at": pick["observed_at"],
                    "source_url": pick["source_url"], "warc_file": pick["warc_file"], "warc_record_id": pick["warc_record_id"]}
         out.append(Alert("undercut", cited_s, f"{pick_s}|{run.run_id}", run.run_id,
                          f"Undercut: {pick['provider']} {pick['offer_key']} ${_money(pick['price_per_hour'])}/h is below "

@@ -1,5 +1,5 @@
 -- claim_status_basis: what claim_status alerts compare, for run $1 (snapshot order $2), with
--- alerts.failed_runs_threshold $3. One row per claim evaluated in run $1:
+-- alerts.failed_runs_threshold $3 and the claims' dependencies $4 -> $5 (claim ids, same positions). One row per claim evaluated in run $1:
 --   now_failing     the failing sources that alone make it unverifiable now (NULL: none)
 --   now_quiet       unverifiable only because those sources failed fewer than $3 runs in a row
 --                   (not news yet)
@@ -9,7 +9,7 @@
 --   before_run_id   the run of that status
 -- A snapshot evaluated again under new rules (claim_evaluations.trigger 'rules') counts once,
 -- by its latest evaluation. Set-based: nothing of the history is read into Python.
-WITH evals AS (
+WITH RECURSIVE evals AS (
     SELECT e.run_id, e.claim_id, e.status, e.rules_version, s.seq
     FROM claim_evaluations e JOIN run_sequence s USING (run_id)
     WHERE s.seq <= $2
@@ -30,14 +30,29 @@ streaks AS (   -- how many runs in a row each provider had failed by each run (0
                      - CASE WHEN oks > 0 THEN 1 ELSE 0 END END AS failed_in_a_row
     FROM provider_seq
 ),
-causes AS (    -- unverifiable evaluations whose only unusable inputs come from failed sources
-    SELECT i.run_id, i.claim_id,
-           list(DISTINCT i.provider ORDER BY i.provider) FILTER (WHERE i.input_status = 'failed') AS failing,
-           bool_or(i.input_status NOT IN ('ok', 'failed')) AS other
+direct AS (    -- the unusable inputs of unverifiable evaluations: a failed source, or another reason
+    SELECT i.run_id, i.claim_id, CASE WHEN i.input_status = 'failed' THEN i.provider END AS provider,
+           i.input_status NOT IN ('ok', 'failed') AS other
     FROM claim_inputs i
     JOIN evals e ON e.run_id = i.run_id AND e.claim_id = i.claim_id AND e.rules_version = i.rules_version
     WHERE e.status = 'unverifiable' AND i.input_status <> 'ok'
-    GROUP BY i.run_id, i.claim_id
+),
+edges AS (     -- claim -> a claim it is computed from ($4, $5: rules/, pricewatch.claims.rules.refs)
+    SELECT unnest($4::VARCHAR[]) AS claim_id, unnest($5::VARCHAR[]) AS ref
+),
+spread AS (    -- a claim unverifiable only through the claims it is computed from inherits their causes
+    SELECT run_id, claim_id, provider, other FROM direct
+    UNION
+    SELECT u.run_id, g.claim_id, s.provider, s.other
+    FROM spread s
+    JOIN edges g ON g.ref = s.claim_id
+    JOIN evals u ON u.run_id = s.run_id AND u.claim_id = g.claim_id AND u.status = 'unverifiable'
+    WHERE NOT EXISTS (SELECT 1 FROM direct d WHERE d.run_id = u.run_id AND d.claim_id = u.claim_id)
+),
+causes AS (    -- unverifiable evaluations: the failed sources, and whether anything else was unusable
+    SELECT run_id, claim_id, list(DISTINCT provider ORDER BY provider) FILTER (WHERE provider IS NOT NULL) AS failing,
+           bool_or(other) AS other
+    FROM spread GROUP BY run_id, claim_id
 ),
 failing AS (
     SELECT run_id, claim_id, failing, unnest(failing) AS provider

@@ -1,0 +1,48 @@
+"""What a message says about a page, a provider and a sentence, read from rules/.
+
+- page_info: the page's title (en, ja) and published URL (rules/<page>/page.yaml, page.url;
+  a URL containing "PLACEHOLDER" is said to be one, so the editor sets the real address).
+- provider_name: the provider's display name (rules/providers.yaml).
+- sentence: the claim's regenerated sentence, from the page renderer
+  (pricewatch.claims.pages.sentence(claim_id, rows)) when it exists; None otherwise, and the
+  templates print the claim's published wording (says) with its new value. This is the one
+  seam between alerts and the page renderer.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import yaml
+
+
+@lru_cache(maxsize=1)
+def _rules():
+    from pricewatch.claims.rules import cached_rules
+    return cached_rules()
+
+
+@lru_cache(maxsize=16)
+def page_info(page_id: str) -> dict:
+    from pricewatch.claims.rules import RULES_DIR
+    page = _rules().pages.get(page_id)
+    url = getattr(page.page, "url", None) if page else None
+    if page and url is None:   # rules loaded by a version of PageInfo without url
+        raw = yaml.safe_load((RULES_DIR / page_id / "page.yaml").read_text(encoding="utf-8")) or {}
+        url = (raw.get("page") or {}).get("url")
+    return {"id": page_id, "title": page.page.title.en if page else page_id,
+            "title_ja": page.page.title.ja if page else None, "url": url,
+            "url_is_placeholder": bool(url and "PLACEHOLDER" in url),
+            "rules_file": f"rules/{page_id}/page.yaml"}
+
+
+def provider_name(provider: str | None) -> str | None:
+    return None if provider is None else _rules().provider_name(provider)
+
+
+def sentence(claim_id: str, row: dict) -> str | None:
+    try:
+        from pricewatch.claims.pages import sentence as regenerated
+    except ImportError:
+        return None
+    return regenerated(claim_id, {claim_id: row})

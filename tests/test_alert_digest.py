@@ -1,0 +1,199 @@
+"""Alerts as an editor receives them: a real JSON webhook (pytest-httpserver) gets exactly the
+expected messages over a history of real replays (tests/alerting.py builds the variants).
+
+Published page 1 (rules/published/CLAIMS.md, prices of 2026-10-29): one A100 80GB $1.09/h at
+Thunder Compute (g-cite-thunder-a100, "A100 80GB 1基はThunder Computeで1時間1.09ドルでした。");
+the cheapest self-service on-demand 8x B200 $43.46/h at Massed Compute (g-cite-massed-b200x8);
+"about 40x" = 43.46 / 1.09 = 39.9 (g-ratio-full-vs-qlora).
+
+  10-29  the shipped captures: the published snapshot                  -> nothing
+  11-05  Thunder's A100 $1.05; Lambda's 8x B200 SXM6 $5.40/GPU-h
+         (8 x 5.40 = $43.20/h, below Massed's $43.46: -0.60%);
+         "about 40x" is now 43.20 / 1.05 = 41.1                        -> one digest for page 1
+  11-05  the same replay again                                         -> nothing
+  11-06  Thunder back at $1.09, Lambda back at $6.69/GPU-h (its real
+         2026-08-22 page: $53.52/h, +23.89%, under the quality gate's
+         25%)                                                          -> one digest: true again
+  11-07  Thunder fails (its pricing lists the A100, its specs do not)  -> one outage message
+  11-08  Thunder back                                                  -> one recovery message
+  then   page 1's QLoRA rule edited (0.75 -> 0.8 bytes per parameter)
+         and the 11-08 snapshot evaluated again                        -> one rule-change message
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Response
+
+from pricewatch.alerts import deliver_alerts, derive_alerts
+from pricewatch.alerts.templating import fit
+from pricewatch.claims.evaluate import reevaluate_latest
+from pricewatch.claims.rules import RULES_DIR, load_rules
+from pricewatch.config import AlertConfig
+from tests.alerting import A100, LAMBDA_B200, Captures, Warehouse
+from warehouse import db
+
+PAGE1 = "gpuwithcrypto-llama-70b-finetuning"
+PAGE1_TITLE = "Which GPU is best for fine-tuning Llama 70B?"     # rules/<page1>/page.yaml title.en
+EVIDENCE = "https://evidence.example.org/archive"
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    server.got = []
+
+    def handle(request):
+        server.got.append({"payload": json.loads(request.data), "key": request.headers.get("Idempotency-Key")})
+        return Response("ok")
+
+    server.expect_request("/hook", method="POST").respond_with_handler(handle)
+    yield server
+    server.clear()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def history(crawl, tmp_path_factory, receiver):
+    caps = Captures(tmp_path_factory.mktemp("digest-captures"))
+    cfg = AlertConfig(urls=(f"json://127.0.0.1:{receiver.port}/hook",), failed_runs_threshold=1,
+                      evidence_base_url=EVIDENCE, report_url="https://editors.example.org/claims-report.md")
+    wh = Warehouse(tmp_path_factory.mktemp("digest") / "w.duckdb", crawl, cfg)
+    got = {}
+
+    def night(name, as_of, **warcs):
+        before = len(receiver.got)
+        got[name] = (wh.run(as_of, massed_compute=caps.massed(), **warcs), receiver.got[before:])
+
+    night("10-29", "2026-10-29T02:00:00Z", thunder_compute=caps.thunder(), lambda_cloud=caps.lambda_b200())
+    night("11-05", "2026-11-05T02:00:00Z", thunder_compute=caps.thunder(1.05), lambda_cloud=caps.lambda_b200("5.40"))
+    night("11-05 again", "2026-11-05T02:00:00Z", thunder_compute=caps.thunder(1.05),
+          lambda_cloud=caps.lambda_b200("5.40"))
+    night("11-06", "2026-11-06T02:00:00Z", thunder_compute=caps.thunder(1.09), lambda_cloud=caps.lambda_b200())
+    night("11-07", "2026-11-07T02:00:00Z", thunder_compute=caps.thunder(1.09, specs_entry=False),
+          lambda_cloud=caps.lambda_b200())
+    night("11-08", "2026-11-08T02:00:00Z", thunder_compute=caps.thunder(1.09), lambda_cloud=caps.lambda_b200())
+
+    # A rule edited: page 1's QLoRA bytes per parameter (page.yaml memory.methods.qlora).
+    rules = tmp_path_factory.mktemp("rules") / "rules"
+    shutil.copytree(RULES_DIR, rules)
+    page_yaml = rules / PAGE1 / "page.yaml"
+    text = page_yaml.read_text(encoding="utf-8")
+    assert text.count("qlora:                  {bytes_per_param: 0.75}") == 1
+    page_yaml.write_text(text.replace("qlora:                  {bytes_per_param: 0.75}",
+                                      "qlora:                  {bytes_per_param: 0.8}"), encoding="utf-8")
+    before = len(receiver.got)
+    con = db.connect(wh.path)
+    try:
+        changed = reevaluate_latest(con, load_rules(rules))
+        derive_alerts(con, got["11-08"][0], cfg)
+        deliver_alerts(con, cfg)
+    finally:
+        con.close()
+    got["rules"] = (changed, receiver.got[before:])
+    return wh, got
+
+
+def fields(msg):
+    return msg["payload"]["pricewatch"]
+
+
+def test_the_published_snapshot_sends_nothing(history):
+    _, got = history
+    assert got["10-29"][1] == []
+
+
+def test_a_price_change_is_one_digest_naming_the_page_sentences_why_and_evidence(history):
+    _, got = history
+    (msg,) = got["11-05"][1]
+    p = msg["payload"]
+    f = fields(msg)
+    assert f["kind"] == "page_digest" and f["page"]["id"] == PAGE1 and f["page"]["title"] == PAGE1_TITLE
+    assert p["title"].startswith(PAGE1_TITLE + ": ")
+    assert msg["key"] == f["message_id"] == p["alert_id"]
+    claims = {c["claim_id"]: c for c in f["claims"]}
+    a100 = claims["g-cite-thunder-a100"]
+    assert (a100["published"], a100["was"], a100["now"]) == ("$1.09", "$1.09", "$1.05")
+    assert a100["direction"] == "claim now false" and a100["says_ja"] == "A100 80GB 1基はThunder Computeで1時間1.09ドルでした。"
+    assert claims["g-cite-massed-b200x8"]["now"] == "$43.20"       # Lambda's 8 x $5.40
+    ratio = claims["g-ratio-full-vs-qlora"]                         # 43.20 / 1.05 = 41.1
+    assert (ratio["published"], ratio["now"], ratio["direction"]) == ("40×", "41×", "claim now false")
+    moves = {m["provider"]: m for m in f["moves"]}
+    thunder = moves["thunder_compute"]
+    assert (thunder["offer_key"], thunder["old"], thunder["new"], thunder["percent"]) == (A100, 1.09, 1.05, -3.67)
+    assert thunder["direction"] == "cheaper" and thunder["seen_at"].startswith("2026-11-05T02:00")
+    assert thunder["evidence_url"].startswith(EVIDENCE + "/") and "?record=" in thunder["evidence_url"]
+    assert "/tmp/" not in thunder["evidence_url"]
+    lam = moves["lambda_cloud"]
+    assert (lam["kind"], lam["offer_key"], lam["old"], lam["new"], lam["percent"]) == \
+        ("undercut", LAMBDA_B200, 43.46, 43.2, -0.6)
+    body = p["message"]
+    assert "$1.09/h -> $1.05/h (-3.67%, cheaper), seen 2026-11-05 02:00 UTC" in body
+    assert f"pricewatch evidence '{A100}' --provider thunder_compute" in body
+    assert p["type"] == "warning"                                  # a claim of the page is now false
+
+
+def test_a_same_day_rerun_sends_nothing(history):
+    _, got = history
+    assert got["11-05 again"][0] == got["11-05"][0] and got["11-05 again"][1] == []
+
+
+def test_a_revert_is_one_digest_saying_true_again_and_is_no_warning(history):
+    _, got = history
+    (msg,) = got["11-06"][1]
+    f = fields(msg)
+    claims = {c["claim_id"]: c for c in f["claims"]}
+    assert claims["g-cite-thunder-a100"]["direction"] == "claim true again"
+    assert (claims["g-cite-thunder-a100"]["was"], claims["g-cite-thunder-a100"]["now"]) == ("$1.05", "$1.09")
+    assert {c["direction"] for c in f["claims"]} == {"claim true again"}
+    assert {c["claim_id"] for c in f["claims"]} >= {"g-cite-thunder-a100", "g-cite-massed-b200x8",
+                                                   "g-ratio-full-vs-qlora"}
+    moves = {m["provider"]: m for m in f["moves"]}
+    assert (moves["thunder_compute"]["percent"], moves["thunder_compute"]["direction"]) == (3.81, "dearer")
+    assert msg["payload"]["type"] == "success"            # prices moved back: no warning
+
+
+def test_an_outage_night_is_one_message_per_source_with_a_count(history):
+    _, got = history
+    (msg,) = got["11-07"][1]
+    f = fields(msg)
+    assert f["kind"] == "source_outage" and f["provider"] == "thunder_compute"
+    assert f["unverifiable_total"] > 1
+    body = msg["payload"]["message"]
+    assert "g-cite-thunder-a100" not in body                        # counted, not listed
+    assert body.count("pricewatch/") == 0 and len(body) < 2000
+    assert "https://editors.example.org/claims-report.md" in body
+
+
+def test_the_recovery_is_said_once(history):
+    _, got = history
+    (msg,) = got["11-08"][1]
+    f = fields(msg)
+    assert f["kind"] == "source_recovered" and f["provider"] == "thunder_compute"
+    assert "g-cite-thunder-a100" in {c["claim_id"] for c in f["true_again"]}
+
+
+def test_a_rule_change_is_told_as_such_not_as_a_price_event(history):
+    _, got = history
+    changed, msgs = got["rules"]
+    assert changed["changed"]
+    (msg,) = msgs
+    f = fields(msg)
+    assert f["kind"] == "rule_change" and f["page"]["id"] == PAGE1
+    assert "the rules changed" in msg["payload"]["title"]
+    assert "no price moved" in msg["payload"]["message"]
+
+
+def test_a_long_body_is_shortened_by_whole_lines():
+    body = "\n".join(f"- line {i} with some words" for i in range(200))
+    short = fit(body, 2000, ": pricewatch alerts show x")
+    assert len(short) <= 2000
+    kept = short.split("\n")
+    assert kept[:-1] == body.split("\n")[:len(kept) - 1]
+    assert kept[-1] == f"... and {200 - len(kept) + 1} more line(s): pricewatch alerts show x"
