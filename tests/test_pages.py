@@ -135,3 +135,10 @@ def test_tables_are_cut_from_the_page_template():
     titles = [t.title for t in pages.tables_of(RULES.pages["gpuwithcrypto-llama-70b-finetuning"])]
     assert titles == ["手法ごとにどのGPUを使うか？", "手法ごとにGPUは何台必要ですか？", "仮定の時間に基づく実行コスト見積もり"]
     assert [t.title for t in pages.tables_of(RULES.pages["arrakis-gpu-memory"])] == ["モデルの推論", "モデルのファインチューニング"]
+
+
+def test_a_new_per_gpu_price_prints_its_own_digits():
+    # Page 1 prints "GPU1基あたり5.4325ドル"; a new $5.15 must read "5.15ドル", never "5.1500ドル".
+    from pricewatch.claims.formatting import shown
+    claim = RULES.claims["g-cite-massed-b200x8.per-gpu"]
+    assert (shown(claim, Decimal("5.15"), bare=True), shown(claim, Decimal("5.4325"), bare=True)) == ("5.15", "5.4325")

@@ -43,6 +43,10 @@ def shown(claim: Claim, value, bare: bool = False) -> str:
     if claim.unit == "usd":
         pub = claim.published if isinstance(claim.published, Decimal) else Decimal(0)
         text = _number(value, rounds if rounds is not None else max(2, places(pub)))
+        if "." in text and len(text.split(".")[1]) > 2:
+            # Cents always; more digits only where the price has them (5.4325, not 5.1500).
+            whole, frac = text.split(".")
+            text = f"{whole}.{frac.rstrip('0').ljust(2, '0')}"
         return text if bare else f"${text}"
     return _number(value, rounds)
 
