@@ -131,11 +131,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def report(
-        out: Path = typer.Option(..., "--out", help="folder for claims-report.md and <page>.tables.md"),
+        out: Path = typer.Option(..., "--out", help="folder for claims-report.md, the regenerated pages, "
+                                                    "their diffs and HTML views"),
         db: Optional[Path] = DbOption,
     ):
-        """Markdown claims report: every claim with its evidence, and both pages' tables re-rendered
-        with current prices in the pages' own layout (<page>.tables.md, ready to paste)."""
+        """The editor's report: both pages regenerated whole in their own file names (<original>,
+        ready to paste), a unified diff against each published page (<page>.diff), an HTML view
+        of each (<page>.html: every changed number old → new, sentences that need an editor),
+        the tables alone (<page>.tables.md) and claims-report.md (every claim with its evidence)."""
         from pricewatch.claims.report import write_report
         check_out_dir(out)
         con = _open(db)
