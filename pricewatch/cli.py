@@ -293,32 +293,10 @@ def build_captures_cmd(
         typer.echo(path)
 
 
-@app.command()
-def alerts(
-    db: Optional[Path] = DbOption,
-    as_json: bool = typer.Option(False, "--json", help="JSON records, with each alert's body and details"),
-    pending: bool = typer.Option(False, "--pending", help="only alerts not delivered yet (retried on the next run)"),
-    limit: Optional[int] = typer.Option(None, "--limit", help="newest N alerts only (N >= 1)"),
-):
-    """Alerts raised by the runs (newest first): state, kind, what changed, delivery attempts."""
-    from pricewatch.alerts import list_alerts
-    if limit is not None and limit < 1:
-        fail(f"--limit must be 1 or more (got {limit})")
-    con = open_read_only(db)
-    try:
-        rows = list_alerts(con, pending_only=pending, limit=limit)
-    finally:
-        con.close()
-    if as_json:
-        sys.stdout.write(json.dumps(rows, default=str, ensure_ascii=False, indent=1) + "\n")
-        return
-    table = Table(title=f"{len(rows)} {'pending ' if pending else ''}alert(s)")
-    for col in ("created", "state", "kind", "alert", "tries", "last error"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(f"{r['created_at']:%Y-%m-%d %H:%M}", cell(r["state"]), cell(r["kind"]), cell(r["title"]),
-                      str(r["attempts"]), cell(r["last_error"]))
-    Console(width=max(140, Console().width)).print(table)
+# `pricewatch alerts` (list, show, ack, mute, unmute) lives with the alerts (pricewatch/alerts/cli.py).
+from pricewatch.alerts.cli import register as _register_alerts  # noqa: E402
+
+_register_alerts(app)
 
 
 @app.command()
