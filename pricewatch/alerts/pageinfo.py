@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import yaml
-
 
 @lru_cache(maxsize=1)
 def _rules():
@@ -24,12 +22,8 @@ def _rules():
 
 @lru_cache(maxsize=16)
 def page_info(page_id: str) -> dict:
-    from pricewatch.claims.rules import RULES_DIR
     page = _rules().pages.get(page_id)
-    url = getattr(page.page, "url", None) if page else None
-    if page and url is None:   # rules loaded by a version of PageInfo without url
-        raw = yaml.safe_load((RULES_DIR / page_id / "page.yaml").read_text(encoding="utf-8")) or {}
-        url = (raw.get("page") or {}).get("url")
+    url = page.page.url if page else None
     return {"id": page_id, "title": page.page.title.en if page else page_id,
             "title_ja": page.page.title.ja if page else None, "url": url,
             "url_is_placeholder": bool(url and "PLACEHOLDER" in url),
