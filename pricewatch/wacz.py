@@ -98,3 +98,15 @@ def _wacz(argv: list[str]) -> tuple[int, str]:
             print(f"{type(exc).__name__}: {exc}")
             rc = 1
     return int(rc or 0), buf.getvalue()
+
+
+def package_run(warc_files: list[Path], archive_dir: Path, run_id: str) -> Path | None:
+    """One WACZ of every WARC file a run's crawls wrote (``CrawlResult.report["warc_files"]``),
+    in the dated folder of the first: ``<archive_dir>/<date>/run-<run_id>.wacz``. None when the
+    run wrote no WARC (nothing received)."""
+    files = sorted({Path(f) for f in warc_files if Path(f).is_file()})
+    if not files:
+        return None
+    out = Path(archive_dir) / files[0].parent.name / f"run-{run_id}.wacz"
+    return package(files, out, title=f"pricewatch run {run_id}",
+                   description=f"every response the crawls of run {run_id} received")

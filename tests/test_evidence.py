@@ -159,7 +159,8 @@ def test_a_script_printed_price_shows_its_value_in_the_json_it_came_from():
 def test_wacz_of_a_capture_validates_and_lists_the_documents_not_their_parts(tmp_path):
     # captures/src/2026-10-29/jarvislabs/exchanges.yaml: the page, its stylesheet, its script, server_meta.
     warc = CAPTURES / "2026-10-29" / "jarvislabs.warc.gz"
-    out = wacz.package([warc], tmp_path / "j.wacz", title="jarvislabs")
+    out = wacz.package_run([warc], tmp_path, "r1")     # a run's WACZ, in the dated folder of its WARCs
+    assert out == tmp_path / "2026-10-29" / "run-r1.wacz"
     valid, said = wacz.validate(out)
     assert valid, said
     with zipfile.ZipFile(out) as z:
