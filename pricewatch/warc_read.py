@@ -280,8 +280,8 @@ def read_exchange(file: Path, record_id: str) -> Exchange | None:
                 ex.warc_headers = list(h.headers)
                 ex.status_line = record.http_headers.statusline
             elif record.rec_type == "request" and h.get_header("WARC-Concurrent-To") == record_id:
-                ex.request_line = record.http_headers.protocol + " " + record.http_headers.statusline \
-                    if record.http_headers.protocol else record.http_headers.statusline
+                # warcio splits a request line into protocol ("GET") and statusline ("/pricing HTTP/1.1").
+                ex.request_line = " ".join(p for p in (record.http_headers.protocol, record.http_headers.statusline) if p)
                 ex.request_headers = list(record.http_headers.headers)
             elif record.rec_type in ("conversion", "resource", "metadata") and h.get_header("WARC-Refers-To"):
                 kept = ex.derived if h.get_header("WARC-Refers-To") == record_id else ex.others
