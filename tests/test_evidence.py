@@ -204,3 +204,36 @@ def test_every_shipped_capture_starts_with_a_warcinfo_record():
             record = next(iter(ArchiveIterator(fh)))
             first[f"{f.parent.name}/{f.name}"] = record.rec_type
     assert {k for k, v in first.items() if v != "warcinfo"} == set()
+
+
+@pytest.mark.slow
+def test_open_replays_a_script_rendered_page_in_a_browser(tmp_path):
+    """ReplayWeb.page (fetched with npm on first use) replays Jarvislabs' shipped capture from the
+    WACZ in headless Chromium: the page's script runs again and fills the spot cell from the
+    archived server_meta (A100-80GB "spot_price": 0.89 -> "$0.89/hr", pricing-7c41d2e9.js money())."""
+    from playwright.sync_api import sync_playwright
+
+    from pricewatch.wacz_serve import ensure_viewer
+    from spiders.settings import CHROMIUM_ARGS, PLAYWRIGHT_LAUNCH_OPTIONS
+    viewer, how = ensure_viewer()
+    assert viewer is not None, how
+    warc = CAPTURES / "2026-10-29" / "jarvislabs.warc.gz"
+    (page,) = [r for r in read_file(warc) if r.url == "https://jarvislabs.ai/pricing"]
+    row = {"warc_file": page.ref.warc_file, "warc_record_id": page.ref.record_id, "body_sha256": page.ref.body_sha256,
+           "source_url": page.url, "price_raw": "$1.49/hr"}
+    server = EvidenceServer([evidence.check("page", row, [CAPTURES])], tmp_path, viewer=viewer)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=PLAYWRIGHT_LAUNCH_OPTIONS["executable_path"], headless=True,
+                                        args=CHROMIUM_ARGS)
+            tab = browser.new_page()
+            tab.goto(server.url)
+            # The replayed page is a frame of the viewer (inside its shadow DOM); Playwright pierces it.
+            replayed = tab.frame_locator("replay-web-page iframe").frame_locator("iframe")
+            # The script marks the table data-live-prices="loaded" once it has filled it.
+            replayed.locator('[data-live-prices="loaded"]').wait_for(state="attached", timeout=30000)
+            text = replayed.locator("td.price.spot").nth(2).inner_text()     # the third row: A100 80GB
+            browser.close()
+    finally:
+        server.close()
+    assert text == "$0.89/hr"
