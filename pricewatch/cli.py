@@ -25,12 +25,22 @@ from pricewatch.clitools import (DbOption, GuardedGroup, cell, check_db_writable
 from pricewatch.text import console as esc
 
 app = typer.Typer(help="GPU rental prices: scrape, archive, store, and keep published claims true.",
-                  no_args_is_help=True, add_completion=False, cls=GuardedGroup)
+                  no_args_is_help=True, add_completion=False, cls=GuardedGroup,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from pricewatch.clitools import version_text
+        typer.echo(version_text())
+        raise typer.Exit(0)
 
 
 @app.callback()
 def _options(debug: bool = typer.Option(False, "--debug", help="let an error through with its traceback "
-                                                                 "(also PRICEWATCH_DEBUG=1)")):
+                                                                 "(also PRICEWATCH_DEBUG=1)"),
+             version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                          help="print the version and exit")):
     set_debug(debug)
 
 
@@ -235,14 +245,20 @@ def query(
     sql: str = typer.Argument(..., help="SQL to run (read-only)"),
     db: Optional[Path] = DbOption,
     fmt: str = typer.Option("table", "--format", help="table | csv | json"),
+    expanded: bool = typer.Option(False, "--expanded", "-x", help="one block per row (column, value), "
+                                  "as for results too wide for the terminal"),
+    pager: bool = typer.Option(False, "--pager", help="page the output (less)"),
 ):
-    """Run SQL against the warehouse, opened read-only.
+    """Run SQL against the warehouse, opened read-only; every statement runs and shows its result.
 
     Only reads run: SELECT (WITH, FROM, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN and PRAGMAs that
     read (table_info, ...). The connection is read-only with DuckDB's external access off and
     its configuration locked: no ATTACH, COPY TO, reading other files, INSTALL/LOAD or SET.
+    It is opened per command and closed at once (the nightly load waits at most that long);
+    while a load holds the warehouse it waits up to PRICEWATCH_QUERY_WAIT_S (60 s).
     """
     import duckdb
+    from pricewatch.clitools import print_results
     if fmt not in ("table", "csv", "json"):
         fail("--format must be table, csv or json")
     con = open_query_connection(db)
@@ -251,22 +267,11 @@ def query(
         if why:
             fail(f"query refused: {why}; pricewatch query is read-only (SELECT, WITH, DESCRIBE, SHOW, "
                  "EXPLAIN, PRAGMA table_info)", 1)
-        df = con.execute(sql).df()
+        print_results(con, sql, fmt, expanded=expanded, pager=pager)
     except duckdb.Error as exc:
         fail(f"query failed: {error_text(exc)}", 1)
     finally:
         con.close()
-    if fmt == "csv":
-        sys.stdout.write(df.to_csv(index=False))
-    elif fmt == "json":
-        sys.stdout.write(df.to_json(orient="records", date_format="iso", date_unit="s", force_ascii=False) + "\n")
-    else:
-        table = Table(show_lines=False)
-        for c in df.columns:
-            table.add_column(cell(c))
-        for row in df.itertuples(index=False):
-            table.add_row(*["" if _isnull(v) else cell(v) for v in row])
-        Console(width=max(120, Console().width)).print(table)
 
 
 def _isnull(v) -> bool:
@@ -323,6 +328,13 @@ def serve(
 from pricewatch.claims.cli import register as _register_claims  # noqa: E402
 
 _register_claims(app)
+
+# `pricewatch export` and `pricewatch explore` live in pricewatch/export.py and pricewatch/explore.py.
+from pricewatch.explore import register as _register_explore  # noqa: E402
+from pricewatch.export import register as _register_export  # noqa: E402
+
+_register_export(app)
+_register_explore(app)
 
 # `pricewatch evidence` lives with the evidence lookup (pricewatch/evidence_cli.py).
 from pricewatch.evidence_cli import register as _register_evidence  # noqa: E402

@@ -130,13 +130,26 @@ def check_db_writable(path: Optional[Path]) -> str:
     return str(p)
 
 
-def open_read_only(path: Optional[Path]):
+DEFAULT_QUERY_WAIT_S = 60.0
+
+
+def query_wait_s() -> float:
+    """How long `pricewatch query` / `export` wait while the nightly load holds the write lock
+    (PRICEWATCH_QUERY_WAIT_S, default 60 s; a load holds it for about a second)."""
+    raw = os.environ.get("PRICEWATCH_QUERY_WAIT_S", "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else DEFAULT_QUERY_WAIT_S
+    except ValueError:
+        fail(f"PRICEWATCH_QUERY_WAIT_S={raw!r} is not a number of seconds")
+
+
+def open_read_only(path: Optional[Path], wait_s: float = 0.0):
     """The warehouse opened read-only, or exit with the reason (no file yet, a folder, or a
-    writer holds DuckDB's lock)."""
+    writer holds DuckDB's lock for longer than wait_s seconds)."""
     from warehouse.db import connect
     target = check_db_readable(path)
     try:
-        return connect(target, read_only=True)
+        return connect(target, read_only=True, wait_s=wait_s)
     except Exception as exc:
         fail(f"cannot open {target} read-only: {error_text(exc)}", 1)
 
@@ -156,7 +169,7 @@ def open_query_connection(path: Optional[Path]):
     """Read-only, and sandboxed: no file access besides the warehouse itself (no ATTACH of
     another file, no COPY TO, no read_csv('/etc/...'), no INSTALL/LOAD), and the
     configuration locked so a statement cannot switch that back."""
-    con = open_read_only(path)
+    con = open_read_only(path, wait_s=query_wait_s())
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
@@ -211,3 +224,99 @@ def check_out_dir(out: Path, option: str = "--out") -> Path:
         fail(f"{option} {out}: {probe} is a file, not a folder" if probe != out
              else f"{option} {out} is a file, not a folder")
     return out
+
+
+# --- query results for people: every statement, wide tables folded, never cut headers ------
+
+def print_results(con, sql: str, fmt: str, expanded: bool = False, pager: bool = False) -> None:
+    """Runs every statement of `sql` and prints each result. table: one table per statement
+    (titled when there are several), each column at least as wide as its header; a result too
+    wide for the terminal is shown as records (one "column  value" block per row, like psql's
+    \\x); --pager pages it. csv/json take one statement (several would not be one document)."""
+    statements = con.extract_statements(sql)
+    if len(statements) > 1 and fmt != "table":
+        fail(f"--format {fmt} takes one statement; got {len(statements)} (run them one at a time, "
+             "or use --format table to see every result)")
+    if fmt == "csv":
+        sys.stdout.write(con.execute(statements[0]).df().to_csv(index=False))
+        return
+    if fmt == "json":
+        sys.stdout.write(con.execute(statements[0]).df().to_json(orient="records", date_format="iso", date_unit="s",
+                                                                 force_ascii=False) + "\n")
+        return
+    frames = []
+    for st in statements:
+        cur = con.execute(st)
+        frames.append((st.query.strip().rstrip(";").strip(), [d[0] for d in cur.description], cur.fetchall()))
+    out = Console(width=max(120, Console().width))
+    if pager:
+        with out.pager(styles=True):
+            _print_frames(out, frames, expanded)
+    else:
+        _print_frames(out, frames, expanded)
+
+
+def _print_frames(out: Console, frames, expanded: bool) -> None:
+    from rich.table import Table
+    for i, (text, columns, values) in enumerate(frames, 1):
+        if len(frames) > 1:
+            out.print(cell(f"[{i}/{len(frames)}] {' '.join(text.split())}", max_len=160, max_lines=1),
+                      style="bold", soft_wrap=True)
+        title = None
+        headers = [cell(c, max_len=80, max_lines=1) for c in columns]
+        rows = [[_shown(v) for v in row] for row in values]
+        # A column is never narrower than its header; values fold. Too wide even so: records.
+        need = sum(max(len(h), min(12, max((len(r[j]) for r in rows), default=0))) + 3
+                   for j, h in enumerate(headers)) + 1
+        if expanded or need > out.width:
+            _print_records(out, title, headers, rows, forced=expanded)
+            continue
+        table = Table()
+        for h in headers:
+            table.add_column(h, min_width=len(h), overflow="fold")
+        for r in rows:
+            table.add_row(*r)
+        out.print(table)
+        out.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", style="dim")
+
+
+def _print_records(out: Console, title, headers, rows, forced: bool = False) -> None:
+    from rich.table import Table
+    if title:
+        out.print(title, style="bold")
+    width = max((len(h) for h in headers), default=0)
+    for n, r in enumerate(rows, 1):
+        out.rule(f"row {n}", align="left", style="dim")
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(min_width=width, style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for h, v in zip(headers, r):
+            grid.add_row(h, v)
+        out.print(grid)
+    why = "" if forced else f": too wide for {out.width} columns"
+    out.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''}, shown as records{why})", style="dim")
+
+
+def _shown(v) -> str:
+    """A value as people read it: NULL empty, decimals without trailing zeros, ISO times."""
+    from datetime import date, datetime
+    from decimal import Decimal
+    if v is None:
+        return ""
+    if isinstance(v, Decimal):
+        return cell(f"{v.normalize():f}" if v.is_finite() else str(v))
+    if isinstance(v, datetime):
+        return cell(v.isoformat(sep=" "))
+    if isinstance(v, date):
+        return cell(v.isoformat())
+    return cell(v)
+
+
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    import duckdb
+    try:
+        mine = version("pricewatch")
+    except PackageNotFoundError:
+        mine = "unknown (not installed)"
+    return f"pricewatch {mine} (duckdb {duckdb.__version__}, Python {sys.version.split()[0]})"

@@ -91,3 +91,73 @@ def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc,
                      env={"PREFECT_API_URL": prefect_server.api})
     assert out.returncode == 1, out.stdout
     assert "failed" in out.stdout and "HTTP 503" in out.stdout
+
+
+# --- the CLI for people: --version, -h, every statement, wide results, explore ---------------
+# In-process (typer's CliRunner) on a migrated, empty warehouse: no crawl needed.
+
+@pytest.fixture(scope="module")
+def empty_db(tmp_path_factory):
+    from warehouse import db
+    path = tmp_path_factory.mktemp("people") / "pw.duckdb"
+    db.connect(path).close()
+    con = db.connect(path)
+    db.migrate(con)
+    con.close()
+    return path
+
+
+def cli(*args):
+    from typer.testing import CliRunner
+    from pricewatch.cli import app
+    return CliRunner().invoke(app, list(args))
+
+
+def test_version_and_short_help():
+    r = cli("--version")
+    assert r.exit_code == 0 and r.stdout.startswith("pricewatch 0.1.0 ")   # pyproject.toml: version = "0.1.0"
+    for args in (["-h"], ["query", "-h"], ["export", "-h"]):
+        r = cli(*args)
+        assert r.exit_code == 0 and "Usage" in r.stdout, (args, r.output)
+
+
+def test_every_statement_runs_and_shows_its_result(empty_db):
+    r = cli("query", "SELECT 1 AS first_one; SELECT 2 AS second_one", "--db", str(empty_db))
+    assert r.exit_code == 0, r.output
+    assert "[1/2] SELECT 1 AS first_one" in r.stdout and "[2/2] SELECT 2 AS second_one" in r.stdout
+    assert r.stdout.index("first_one") < r.stdout.index("second_one")
+    r = cli("query", "SELECT 1; SELECT 2", "--db", str(empty_db), "--format", "csv")
+    assert r.exit_code == 2 and "--format csv takes one statement; got 2" in r.stderr
+    r = cli("query", "SELECT 1; DELETE FROM offers", "--db", str(empty_db))
+    assert r.exit_code == 1 and "DELETE statements are not allowed" in r.stderr and "[1/2]" not in r.stdout
+
+
+def test_wide_results_fold_into_records_and_never_cut_a_header(empty_db):
+    names = [f"gpu_model_of_the_offer_number_{i:02d}" for i in range(8)]
+    sql = "SELECT " + ", ".join(f"'v{i}' AS {n}" for i, n in enumerate(names))
+    r = cli("query", sql, "--db", str(empty_db))
+    assert r.exit_code == 0, r.output
+    assert all(n in r.stdout for n in names) and "…" not in r.stdout
+    assert "shown as records" in r.stdout
+    narrow = cli("query", "SELECT 'B200' AS gpu_model, 8 AS gpu_count", "--db", str(empty_db))
+    assert "gpu_model" in narrow.stdout and "┃ gpu_count ┃" in narrow.stdout and "records" not in narrow.stdout
+    forced = cli("query", "SELECT 'B200' AS gpu_model", "--db", str(empty_db), "-x")
+    assert "row 1" in forced.stdout and "gpu_model" in forced.stdout
+
+
+def test_explore_opens_harlequin_read_only_on_a_snapshot(empty_db, monkeypatch):
+    from pricewatch import explore
+    # harlequin's docs: `harlequin -r "path/to/duck.db"` opens a DuckDB file read-only (-a duckdb, the default adapter)
+    assert explore.harlequin_argv("/x/pw.duckdb") == ["harlequin", "--adapter", "duckdb", "--read-only", "/x/pw.duckdb"]
+    monkeypatch.setattr(explore.shutil, "which", lambda name: None)   # never start the TUI in a test
+    snap = empty_db.parent / "explore" / "pw.snapshot.duckdb"
+    r = cli("explore", "--db", str(empty_db), "--print-command")
+    assert r.exit_code == 0 and r.stdout.strip() == f"harlequin --adapter duckdb --read-only {snap}"
+    import duckdb
+    con = duckdb.connect(str(snap), read_only=True)
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'cheapest_offer_daily'").fetchone()[0] == 1
+    con.close()
+    r = cli("explore", "--db", str(empty_db), "--live", "--print-command")
+    assert r.stdout.strip() == f"harlequin --adapter duckdb --read-only {empty_db}"
+    r = cli("explore", "--db", str(empty_db))
+    assert r.exit_code == 1 and "harlequin is not installed (pip install -e '.[explore]')" in r.stderr

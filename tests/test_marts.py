@@ -56,9 +56,9 @@ def _load(con, results) -> str:
     return run["run_id"]
 
 
-@pytest.fixture(scope="module")
-def wh(tmp_path_factory):
-    path = tmp_path_factory.mktemp("marts") / "pw.duckdb"
+def build_history(path) -> tuple:
+    """The three runs of the module docstring, loaded into a new warehouse at `path` through the
+    real pipelines, loader and claims engine. Returns (open connection, run ids oldest first)."""
     con = db.connect(path)
     aggregator = Parsed()
     aggregator.offer(gpu_label="H100 SXM", gpu_count=1, vram_gb=80, billing="on-demand", price_raw="$1.00",
@@ -73,6 +73,12 @@ def wh(tmp_path_factory):
                     run_parsed("thunder_compute", _thunder("$2.50", "$4.00"), captured_at=DAY2)]),
         _load(con, [run_parsed("massed_compute", _massed("$1.80"), captured_at=DAY3)]),
     ]
+    return con, runs
+
+
+@pytest.fixture(scope="module")
+def wh(tmp_path_factory):
+    con, runs = build_history(tmp_path_factory.mktemp("marts") / "pw.duckdb")
     yield con, runs
     con.close()
 

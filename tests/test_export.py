@@ -1,0 +1,207 @@
+"""`pricewatch export` on the small history of tests/test_marts.py (three runs: day1 2026-10-27
+with 5 offers, day2 2026-10-28 with 2 (massed_compute failed), day3 2026-10-30 with 2).
+
+The fast tests read the export back with DuckDB 2.0 and check the manifest; the slow one reads
+it with DuckDB 1.x, polars and pandas/pyarrow installed in a throwaway venv (none of them is a
+dependency of pricewatch; the venv is cached under the system temp folder between runs)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from pricewatch import export as ex
+from pricewatch.cli import app
+from tests.test_marts import B200_KEY, build_history
+
+# Read off tests/test_marts.py's history: offers per run and partition.
+OFFERS_PER_DAY = {"2026-10-27": 5, "2026-10-28": 2, "2026-10-30": 2}
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    path = tmp_path_factory.mktemp("export") / "pw.duckdb"
+    con, runs = build_history(path)
+    con.close()
+    return path, runs
+
+
+@pytest.fixture(scope="module")
+def parquet(warehouse, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out") / "export"
+    r = CliRunner().invoke(app, ["export", "--out", str(out), "--db", str(warehouse[0])])
+    assert r.exit_code == 0, r.output
+    return out, r.stdout
+
+
+def read(out: Path, name: str) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    return con.execute(f"SELECT * FROM read_parquet('{out}/{name}/**/*.parquet', hive_partitioning = true)")
+
+
+def records(out: Path, name: str) -> list[dict]:
+    cur = read(out, name)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def test_parquet_is_hive_partitioned_by_snapshot_date_with_a_manifest(parquet):
+    out, stdout = parquet
+    assert "offers: 9 rows, 3 file(s)" in stdout
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["pricewatch_export"] == ex.EXPORT_VERSION == 1 and manifest["format"] == "parquet"
+    assert sorted(p.name for p in (out / "offers").iterdir()) == [f"snapshot_date={d}" for d in OFFERS_PER_DAY]
+    assert manifest["datasets"]["offers"]["rows"] == sum(OFFERS_PER_DAY.values())
+    for name, columns in ex.DATASETS.items():
+        d = manifest["datasets"][name]
+        assert [c["name"] for c in d["columns"]] == [c.name for c in columns]
+        assert all(c["description"] for c in d["columns"])
+        assert d["partitioning"] == {"flavor": "hive", "columns": ["snapshot_date"]}
+        for f in d["files"]:   # every file listed with its sha256
+            import hashlib
+            assert hashlib.sha256((out / f["path"]).read_bytes()).hexdigest() == f["sha256"]
+    assert not list(out.parent.glob(".export.partial-*"))
+
+
+def test_the_parquet_reads_back_with_the_declared_columns_and_values(parquet):
+    out, _ = parquet
+    cur = read(out, "offers")
+    names = [d[0] for d in cur.description]
+    assert sorted(names) == sorted(c.name for c in ex.DATASETS["offers"])
+    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    per_day = {}
+    for r in rows:
+        per_day[r["snapshot_date"].isoformat()] = per_day.get(r["snapshot_date"].isoformat(), 0) + 1
+    assert per_day == OFFERS_PER_DAY
+    b200 = sorted((r["snapshot_date"].isoformat(), r["price_per_hour"], r["price_raw"]) for r in rows
+                  if r["provider"] == "massed_compute" and r["offer_key"] == B200_KEY)
+    # massed_compute prints $43.46 for 8x B200 on day1 and day3 (failed on day2)
+    assert b200 == [("2026-10-27", Decimal("43.46"), "$43.46"), ("2026-10-30", Decimal("43.46"), "$43.46")]
+    claims = records(out, "claims")
+    assert len(claims) == 3 * len({r["claim_id"] for r in claims})   # every claim in each of the 3 runs
+
+
+def test_parquet_uses_only_types_every_reader_knows(parquet):
+    """No DuckDB-only types: physical types INT32/INT64/DOUBLE/BOOLEAN/BYTE_ARRAY with standard
+    logical annotations (DECIMAL, timestamps in UTC micros, strings). The real proof is the
+    slow test with DuckDB 1.x, polars and pandas."""
+    out, _ = parquet
+    con = duckdb.connect()
+    kinds = con.execute(f"""SELECT DISTINCT type, logical_type FROM parquet_schema('{out}/*/**/*.parquet')
+                            WHERE type IS NOT NULL ORDER BY ALL""").fetchall()
+    assert {t for t, _ in kinds} <= {"INT32", "INT64", "DOUBLE", "BOOLEAN", "BYTE_ARRAY"}, kinds
+    decimals = con.execute(f"""SELECT DISTINCT scale, precision FROM parquet_schema('{out}/offers/**/*.parquet')
+                               WHERE name = 'price_per_hour'""").fetchall()
+    assert decimals == [(6, 18)]
+
+
+def test_since_keeps_the_later_snapshots(warehouse, tmp_path):
+    con = duckdb.connect(str(warehouse[0]), read_only=True)
+    con.execute("SET TimeZone = 'UTC'")
+    from datetime import date
+    manifest = ex.export(con, tmp_path / "x", "parquet", since=date(2026, 10, 28))
+    con.close()
+    assert manifest["since"] == "2026-10-28"
+    assert manifest["datasets"]["offers"]["rows"] == 4   # day2 2 + day3 2
+    days = {r["snapshot_date"].isoformat() for r in records(tmp_path / "x", "claims")}
+    assert days == {"2026-10-28", "2026-10-30"}
+
+
+def test_csv_has_one_file_per_dataset_with_the_declared_header(warehouse, tmp_path):
+    r = CliRunner().invoke(app, ["export", "--format", "csv", "--out", str(tmp_path / "c"), "--db", str(warehouse[0])])
+    assert r.exit_code == 0, r.output
+    with open(tmp_path / "c" / "offers.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == [c.name for c in ex.DATASETS["offers"]]
+    assert len(rows) - 1 == 9
+    assert json.loads((tmp_path / "c" / "manifest.json").read_text())["datasets"]["offers"]["path"] == "offers.csv"
+
+
+def test_an_export_replaces_its_previous_one_and_refuses_other_folders(warehouse, tmp_path, monkeypatch):
+    runner = CliRunner()
+    target = tmp_path / "e"
+    assert runner.invoke(app, ["export", "--out", str(target), "--db", str(warehouse[0])]).exit_code == 0
+    before = (target / "manifest.json").read_text()
+    # a drifted query is refused before anything is written: the previous export stays whole
+    monkeypatch.setitem(ex.DATASETS, "claims", ex.DATASETS["claims"][:-1])
+    r = runner.invoke(app, ["export", "--out", str(target), "--db", str(warehouse[0])])
+    assert r.exit_code == 2 and "no longer yields the declared column set v1" in r.stderr, r.output
+    assert (target / "manifest.json").read_text() == before
+    assert not list(tmp_path.glob(".e.partial-*"))
+    monkeypatch.undo()
+    assert runner.invoke(app, ["export", "--out", str(target), "--db", str(warehouse[0]), "--format", "csv"]).exit_code == 0
+    assert sorted(p.name for p in target.iterdir()) == ["claims.csv", "manifest.json", "offers.csv", "price_history.csv"]
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("keep")
+    r = runner.invoke(app, ["export", "--out", str(tmp_path / "notes"), "--db", str(warehouse[0])])
+    assert r.exit_code == 2 and "holds no pricewatch export" in r.stderr
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
+    r = runner.invoke(app, ["export", "--out", str(target), "--db", str(warehouse[0]), "--since", "last week"])
+    assert r.exit_code == 2 and "is not a date" in r.stderr
+
+
+# --- the same Parquet read by other clients --------------------------------------------------
+
+READERS = ["duckdb<2", "polars", "pandas", "pyarrow"]
+READ_SCRIPT = r"""
+import json, sys
+import duckdb, polars as pl, pandas as pd
+root = sys.argv[1]
+out = {"duckdb_version": duckdb.__version__}
+for name in ("offers", "price_history", "claims"):
+    glob = f"{root}/{name}/**/*.parquet"
+    d = duckdb.sql(f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true)")
+    p = pl.scan_parquet(glob, hive_partitioning=True).collect()
+    f = pd.read_parquet(f"{root}/{name}")
+    out[name] = {"duckdb": [d.shape[0], dict(zip(d.columns, map(str, d.types)))],
+                 "polars": [p.height, {k: str(v) for k, v in p.schema.items()}],
+                 "pandas": [len(f), {k: str(v) for k, v in f.dtypes.items()}]}
+b200 = duckdb.sql(f"SELECT snapshot_date::VARCHAR, price_per_hour::VARCHAR FROM read_parquet('{root}/offers/**/*.parquet', "
+                  "hive_partitioning = true) WHERE offer_key = '8x B200 SXM6 on-demand' ORDER BY 1").fetchall()
+out["b200"] = b200
+print(json.dumps(out))
+"""
+
+
+def _readers_python() -> Path:
+    venv = Path(tempfile.gettempdir()) / "pricewatch-export-readers-v1"
+    python = venv / "bin" / "python"
+    probe = [str(python), "-c", "import duckdb, polars, pandas, pyarrow; assert duckdb.__version__ < '2'"]
+    if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        return python
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, timeout=120)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *READERS], check=True, timeout=600,
+                   capture_output=True)
+    return python
+
+
+@pytest.mark.slow
+def test_duckdb_1x_polars_and_pandas_read_the_parquet(parquet):
+    out, _ = parquet
+    python = _readers_python()
+    r = subprocess.run([str(python), "-c", READ_SCRIPT, str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got["duckdb_version"].startswith("1.")
+    for name in ex.DATASETS:
+        rows = {client: got[name][client][0] for client in ("duckdb", "polars", "pandas")}
+        assert len(set(rows.values())) == 1, rows
+    offers = got["offers"]
+    assert offers["duckdb"][0] == 9
+    assert offers["duckdb"][1]["price_per_hour"] == "DECIMAL(18,6)"
+    assert offers["duckdb"][1]["observed_at"] == "TIMESTAMP WITH TIME ZONE"
+    assert offers["duckdb"][1]["snapshot_date"] == "DATE"
+    assert offers["polars"][1]["price_per_hour"].startswith("Decimal(precision=18, scale=6")
+    assert offers["polars"][1]["observed_at"] == "Datetime(time_unit='us', time_zone='UTC')"
+    assert offers["pandas"][1]["observed_at"] == "datetime64[us, UTC]"
+    assert got["b200"] == [["2026-10-27", "43.460000"], ["2026-10-30", "43.460000"]]

@@ -1,0 +1,11 @@
+-- export_claims: each published claim's value and status per evaluated run (claim_history) of
+-- snapshot date $1 or later, for `pricewatch export` (dataset "claims"; column set in
+-- pricewatch/export.py).
+SELECT r.snapshot_date,
+       c.snapshot_at, c.run_id, c.claim_id, c.claim_group, c.page, c.kind, c.status,
+       c.published_value, c.current_value, c.difference, c.published_text, c.current_text, c.tolerance,
+       c.reason, c.unverifiable_since, c.previous_status, c.status_changed, c.rules_version, c.evaluated_at
+FROM claim_history c
+JOIN runs r USING (run_id)
+WHERE r.snapshot_date >= $1
+ORDER BY r.snapshot_date, c.run_id, c.claim_id
