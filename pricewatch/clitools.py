@@ -257,6 +257,7 @@ def print_results(con, sql: str, fmt: str, expanded: bool = False, pager: bool =
 
 
 def _print_frames(out: Console, frames, expanded: bool) -> None:
+    from rich.measure import Measurement
     from rich.table import Table
     for i, (text, columns, values) in enumerate(frames, 1):
         if len(frames) > 1:
@@ -266,16 +267,15 @@ def _print_frames(out: Console, frames, expanded: bool) -> None:
         headers = [cell(c, max_len=80, max_lines=1) for c in columns]
         rows = [[_shown(v) for v in row] for row in values]
         # A column is never narrower than its header; values fold. Too wide even so: records.
-        need = sum(max(len(h), min(12, max((len(r[j]) for r in rows), default=0))) + 3
-                   for j, h in enumerate(headers)) + 1
-        if expanded or need > out.width:
-            _print_records(out, title, headers, rows, forced=expanded)
-            continue
         table = Table()
         for h in headers:
             table.add_column(h, min_width=len(h), overflow="fold")
         for r in rows:
             table.add_row(*r)
+        unbounded = out.options.update(width=10**6, max_width=10**6)
+        if expanded or Measurement.get(out, unbounded, table).minimum > out.width:
+            _print_records(out, title, headers, rows, forced=expanded)
+            continue
         out.print(table)
         out.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", style="dim")
 
