@@ -21,6 +21,7 @@ from tests.conftest import CAPTURES, shipped
 from warehouse import db, spells
 
 ORACLE_FILE = Path(db.MIGRATIONS_DIR) / "015_view_offer_history_with_absences.sql"
+LATEST_ORACLE_FILE = Path(db.MIGRATIONS_DIR) / "014_view_latest_offers_trusted.sql"
 HISTORY_COLUMNS = ("provider, offer_key, gpu_model, gpu_count, billing, tier, price_per_hour, price_per_gpu_hour, "
                    "price_text, started_by, valid_from, valid_to, last_seen_at, observations, first_run_id")
 CHANGE_COLUMNS = ("provider, offer_key, gpu_model, gpu_count, billing, tier, event, old_price_per_hour, "
@@ -36,11 +37,22 @@ def install_oracle(con) -> None:
     sql = sql.replace("FROM offer_price_history", "FROM oracle_offer_price_history")
     assert sql.count("oracle_") == 3
     con.execute(sql)
+    sql = LATEST_ORACLE_FILE.read_text()
+    sql = sql.replace("CREATE OR REPLACE VIEW latest_provider_runs", "CREATE OR REPLACE TEMP VIEW oracle_latest_provider_runs")
+    sql = sql.replace("JOIN latest_provider_runs", "JOIN oracle_latest_provider_runs")
+    sql = sql.replace("CREATE OR REPLACE VIEW latest_offers", "CREATE OR REPLACE TEMP VIEW oracle_latest_offers")
+    sql = sql.replace("CREATE OR REPLACE VIEW held_offers", "CREATE OR REPLACE TEMP VIEW oracle_held_offers")
+    assert sql.count("oracle_") == 5
+    con.execute(sql)
 
 
 def same_history(con) -> tuple[int, int]:
-    """Asserts stored == oracle for both views; returns (spells, changes)."""
+    """Asserts stored == oracle for the history views and the latest offers (migrations 014 and
+    015 recompute them from every observation); returns (spells, changes)."""
     install_oracle(con)
+    for view in ("latest_offers", "held_offers"):
+        stored = con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall()
+        assert stored == con.execute(f"SELECT * FROM oracle_{view} ORDER BY ALL").fetchall(), view
     for view, cols in (("offer_price_history", HISTORY_COLUMNS), ("price_changes", CHANGE_COLUMNS)):
         stored = con.execute(f"SELECT {cols} FROM {view} ORDER BY ALL").fetchall()
         oracle = con.execute(f"SELECT {cols} FROM oracle_{view} ORDER BY ALL").fetchall()
@@ -160,13 +172,14 @@ def synthetic_db(tmp_path_factory):
     con.close()
 
 
-def test_spells_advanced_run_by_run_match_the_window_views_after_every_run(synthetic_db):
+def test_spells_advanced_run_by_run_match_the_window_views_as_the_history_grows(synthetic_db):
     con = synthetic_db
-    runs = synthetic_runs(40, seed=11)
+    runs = synthetic_runs(24, seed=11)
     kinds = set()
-    for run, pr, offers, facts in runs:
+    for n, (run, pr, offers, facts) in enumerate(runs):
         assert db.load_run(con, run, pr, offers, facts)
-        same_history(con)
+        if n % 6 == 5:
+            same_history(con)
         kinds |= set(pr["status"])
     n_spells, n_changes = same_history(con)
     events = dict(con.execute("SELECT event, count(*) FROM price_changes GROUP BY 1").fetchall())
@@ -189,7 +202,7 @@ def test_spells_advanced_run_by_run_match_the_window_views_after_every_run(synth
 
 
 def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spells(tmp_path):
-    runs = synthetic_runs(30, seed=5)
+    runs = synthetic_runs(16, seed=5)
     shuffled = runs[:]
     random.Random(3).shuffle(shuffled)
     con = db.connect(tmp_path / "shuffled.duckdb")
@@ -204,6 +217,18 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
     assert db.load_runs(con, runs) == [r[0]["run_id"] for r in runs]
     same_history(con)
     assert con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall() == spells_shuffled
+    con.close()
+
+
+def test_an_offer_twice_in_one_run_is_refused_naming_it(tmp_path):
+    run, pr, offers, _ = synthetic_runs(1, seed=2)[0]
+    twice = pd.concat([offers, offers.head(1)], ignore_index=True)
+    con = db.connect(tmp_path / "w.duckdb")
+    db.migrate(con)
+    first = offers.iloc[0]
+    with pytest.raises(ValueError, match=f"offer stored twice in one run: {first.provider} '{first.offer_key}'"):
+        db.load_run(con, run, pr, twice)
+    assert con.execute("SELECT count(*) FROM offers").fetchone()[0] == 0
     con.close()
 
 

@@ -44,9 +44,9 @@ def sync_catalog(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
     it wrote."""
     models, labels, digest = _catalog_rows(load_catalog())
     has_sync = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'catalog_sync' "
-                           "AND database_name = current_database()").fetchone()[0]
+                           "AND database_name = current_database()").fetchall()[0][0]
     if has_sync and not force:
-        row = con.execute("SELECT sha256 FROM catalog_sync").fetchone()
+        row = next(iter(con.execute("SELECT sha256 FROM catalog_sync").fetchall()), None)
         if row and row[0] == digest:
             return False
     con.execute("DELETE FROM gpu_aliases")
@@ -137,13 +137,15 @@ def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed
     from pricewatch import quality
     if not len(offers):
         return offers.assign(held_reason=None, screen_note=None)
-    previous = con.execute(query_sql("previous_readings"), [observed_at]).df()
+    newest = con.execute(query_sql("run_is_newest"), [observed_at]).fetchall()[0][0]
+    previous = con.execute(query_sql("previous_readings_current") if newest else query_sql("previous_readings"),
+                           [] if newest else [observed_at]).df()
     cited = con.execute(query_sql("cited_prices"), [observed_at]).df()
     return quality.screen(offers, previous, cited)
 
 
 def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0])
+    return bool(con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0])
 
 
 def load_run(con: duckdb.DuckDBPyConnection, run: dict, provider_runs: pd.DataFrame,
@@ -166,8 +168,6 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
         sync_catalog(con)
         from pricewatch.sources import sync_sources   # the sources table, from the spider classes
         sync_sources(con)
-        from pricewatch.sources import sync_sources   # the sources table, from the spider classes
-        sync_sources(con)
         for item in runs:
             run, provider_runs, offers, facts = (tuple(item) + (None,))[:4]
             if _store_run(con, run, provider_runs, offers, facts):
@@ -182,6 +182,12 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
 def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts) -> bool:
     if run_exists(con, run["run_id"]):
         return False
+    if len(offers):
+        duplicated = offers.duplicated(["provider", "offer_key"], keep=False)
+        if duplicated.any():   # the uniqueness of (run_id, provider, offer_key), enforced here
+            keys = sorted({f"{p} {k!r}" for p, k in offers.loc[duplicated, ["provider", "offer_key"]].itertuples(index=False)})
+            raise ValueError(f"run {run['run_id']}: offer stored twice in one run: " + "; ".join(keys[:3])
+                             + (f" and {len(keys) - 3} more" if len(keys) > 3 else ""))
     if len(offers) and "held_reason" not in offers.columns:
         offers = screen_offers(con, offers, run["observed_at"])
     insert_rows(con, "runs", [run], RUN_COLUMNS)
@@ -189,5 +195,5 @@ def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame
     insert_frame(con, "offers", offers, OFFER_COLUMNS)
     if facts is not None:
         insert_frame(con, "source_facts", facts, FACT_COLUMNS)
-    spells.advance(con, run["run_id"], provider_runs, offers)
+    spells.advance(con, run["run_id"], provider_runs, offers, OFFER_COLUMNS)
     return True

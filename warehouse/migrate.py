@@ -88,7 +88,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
         log.warning(line)
     where = _db_file(con)
     if not where.startswith("("):
-        _MIGRATED[(where, str(_migrations_dir()))] = con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
+        _MIGRATED[(where, str(_migrations_dir()))] = con.execute("SELECT count(*) FROM schema_migrations").fetchall()[0][0]
     return applied
 
 
@@ -108,7 +108,7 @@ def ensure_migrated(con: duckdb.DuckDBPyConnection) -> list[int]:
     if where.startswith("(") or key not in _MIGRATED:
         return migrate(con)
     try:
-        recorded = con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
+        recorded = con.execute("SELECT count(*) FROM schema_migrations").fetchall()[0][0]
     except duckdb.CatalogException:
         recorded = -1
     if recorded != _MIGRATED[key]:
