@@ -150,7 +150,8 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
     report = out_dir / "claims-report.md"
     report.write_text("\n".join(lines[:_regenerated_at(lines)] + page_lines + lines[_regenerated_at(lines):]).rstrip()
                       + "\n", encoding="utf-8")
-    return [report] + page_paths + written
+    from pricewatch.reports.html import write_html   # report.html beside the Markdown (pricewatch/reports/)
+    return [report, write_html(con, out_dir, rules, evaluations)] + page_paths + written
 
 
 def _regenerated_at(lines: list[str]) -> int:

@@ -1,0 +1,25 @@
+"""The report's reads: the named queries of pricewatch/reports/sql/ (Python passes parameters,
+it does not build SQL), each returned as a list of dicts."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+
+import duckdb
+
+
+@cache
+def sql(name: str) -> str:
+    return (files("pricewatch.reports") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def rows(con: duckdb.DuckDBPyConnection, name: str, params: list | None = None) -> list[dict]:
+    cur = con.execute(sql(name), params or [])
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def one(con: duckdb.DuckDBPyConnection, name: str, params: list | None = None) -> dict | None:
+    found = rows(con, name, params)
+    return found[0] if found else None
