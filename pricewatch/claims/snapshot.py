@@ -4,6 +4,11 @@ from runs observed at or before that run (never later data), and which providers
 "At or before" compares the runs' own observed_at (a run's providers are seen a few seconds
 apart; all of them belong to the run's snapshot). Among runs of the same observed_at, the
 evaluated run itself counts as the latest.
+
+Reads cost O(one run), not O(history) (issue 11): the named queries of warehouse/sql/snapshot_*.sql
+read only each provider's attempts from its last successful one on, its offers within their
+observed_at range (the zone maps of offers skip every other run), and the stored price spells
+bound the look-backs (last trusted reading, absence and unpriced streaks).
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from datetime import datetime
 from decimal import Decimal
 
 import duckdb
+
+from pricewatch.claims.queries import query as query_sql
 
 
 @dataclass
@@ -26,7 +33,7 @@ class Attempt:
 @dataclass
 class ProviderState:
     provider: str
-    attempts: list[Attempt]                       # oldest first, up to the snapshot
+    attempts: list[Attempt]                       # oldest first, up to the snapshot, from the last ok one on
     offers: dict[str, dict] = field(default_factory=dict)   # offer_key -> offer row of the last ok run
     facts: dict[str, dict] = field(default_factory=dict)
 
@@ -65,43 +72,36 @@ class Snapshot:
         self.run_id = run_id
         self.at: datetime = row[0]
         self.providers: dict[str, ProviderState] = {}
-        rows = con.execute("""
-            SELECT pr.provider, pr.run_id, pr.status, pr.observed_at, pr.error
-            FROM provider_runs pr JOIN runs r USING (run_id)
-            WHERE r.observed_at <= ? AND pr.status <> 'not attempted'
-            ORDER BY pr.provider, r.observed_at, (pr.run_id = ?), r.finished_at, pr.run_id""",
-                           [self.at, run_id]).fetchall()
-        for provider, rid, status, observed, error in rows:
+        for provider, rid, status, observed, error in con.execute(query_sql("snapshot_attempts"),
+                                                                   [self.at, run_id]).fetchall():
             state = self.providers.setdefault(provider, ProviderState(provider, []))
             state.attempts.append(Attempt(rid, status, observed, error))
-        for state in self.providers.values():
-            ok = state.last_ok
-            if ok is None:
+        last_ok = {p: s.last_ok for p, s in self.providers.items() if s.last_ok is not None}
+        if not last_ok:
+            return
+        providers = sorted(last_ok)
+        run_ids = [last_ok[p].run_id for p in providers]
+        times = [last_ok[p].observed_at for p in providers]
+        for values in con.execute(query_sql("snapshot_offers"), [providers, run_ids, min(times), max(times)]).fetchall():
+            offer = dict(zip(OFFER_COLUMNS, values))
+            state = self.providers[offer["provider"]]
+            if offer["run_id"] != last_ok[offer["provider"]].run_id:
                 continue
-            cur = con.execute(f"SELECT {', '.join(OFFER_COLUMNS)} FROM offers WHERE run_id = ? AND provider = ?",
-                              [ok.run_id, state.provider])
-            for values in cur.fetchall():
-                offer = dict(zip(OFFER_COLUMNS, values))
-                if offer["held_reason"]:
-                    # The quality gate holds this reading: the last trusted one stays current.
-                    offer = self._last_trusted(state.provider, offer)
-                    if offer is None:
-                        continue
-                state.offers[offer["offer_key"]] = offer
-            for fact, num, text, observed, url, warc, rec in con.execute(
-                    "SELECT fact, value_num, value_text, observed_at, source_url, warc_file, warc_record_id "
-                    "FROM source_facts WHERE run_id = ? AND provider = ?", [ok.run_id, state.provider]).fetchall():
-                state.facts[fact] = {"fact": fact, "value_num": num, "value_text": text, "observed_at": observed,
-                                     "source_url": url, "warc_file": warc, "warc_record_id": rec,
-                                     "run_id": ok.run_id, "provider": state.provider}
+            if offer["held_reason"]:
+                # The quality gate holds this reading: the last trusted one stays current.
+                offer = self._last_trusted(state.provider, offer)
+                if offer is None:
+                    continue
+            state.offers[offer["offer_key"]] = offer
+        for provider, rid, fact, num, text, observed, url, warc, rec in con.execute(
+                query_sql("snapshot_facts"), [providers, run_ids]).fetchall():
+            self.providers[provider].facts[fact] = {
+                "fact": fact, "value_num": num, "value_text": text, "observed_at": observed, "source_url": url,
+                "warc_file": warc, "warc_record_id": rec, "run_id": rid, "provider": provider}
 
     def _last_trusted(self, provider: str, held: dict) -> dict | None:
-        row = self.con.execute(f"""
-            SELECT {', '.join('o.' + c for c in OFFER_COLUMNS)} FROM offers o
-            JOIN provider_runs pr USING (run_id, provider)
-            WHERE pr.status = 'ok' AND o.provider = ? AND o.offer_key = ? AND o.held_reason IS NULL
-              AND o.observed_at < ?
-            ORDER BY o.observed_at DESC LIMIT 1""", [provider, held["offer_key"], held["observed_at"]]).fetchone()
+        row = self.con.execute(query_sql("snapshot_last_trusted"),
+                               [provider, held["offer_key"], held["observed_at"]]).fetchone()
         if row is None:
             return None
         return {**dict(zip(OFFER_COLUMNS, row)), "held_reading": held["held_reason"]}
@@ -117,33 +117,46 @@ class Snapshot:
                 continue
             yield from state.offers.values()
 
+    def _streak_start(self, provider: str, offer_key: str):
+        absent_from, unpriced_from, spells = self.con.execute(
+            query_sql("snapshot_streak_start"), [provider, offer_key, self.at]).fetchall()[0]
+        return absent_from, unpriced_from, spells
+
+    def _ok_runs(self, provider: str, since) -> list[tuple[str, datetime]]:
+        return self.con.execute(query_sql("snapshot_ok_runs"), [provider, since, self.at, self.run_id]).fetchall()
+
     def absent_since(self, provider: str, offer_key: str) -> datetime | None:
         """When an offer stopped being in its provider's successful runs (None: never seen)."""
         state = self.providers.get(provider)
         if state is None:
             return None
-        seen_in = {r for (r,) in self.con.execute(
-            "SELECT run_id FROM offers WHERE provider = ? AND offer_key = ?", [provider, offer_key]).fetchall()}
+        absent_from, _, spells = self._streak_start(provider, offer_key)
+        bound = absent_from if spells else None
+        if spells and absent_from is None:
+            return None     # its latest spell by the snapshot had not ended by then
+        seen_in = {r for (r, _) in self.con.execute(query_sql("snapshot_offer_readings"),
+                                                    [provider, offer_key, bound]).fetchall()}
+        ok_runs = self._ok_runs(provider, bound)
         since = None
-        for a in state.attempts:
-            if a.status != "ok":
-                continue
-            if a.run_id in seen_in:
+        for rid, observed in ok_runs:
+            if rid in seen_in:
                 since = None
             elif since is None:
-                since = a.observed_at
-        return since if seen_in & {a.run_id for a in state.attempts} else None
+                since = observed
+        return since if spells or seen_in & {r for r, _ in ok_runs} else None
 
     def unpriced_since(self, provider: str, offer_key: str) -> datetime | None:
         """The first successful run of the current streak in which the offer had no price."""
-        state = self.providers.get(provider)
-        priced = dict(self.con.execute(
-            "SELECT run_id, is_priced FROM offers WHERE provider = ? AND offer_key = ?", [provider, offer_key]).fetchall())
+        if provider not in self.providers:
+            return None
+        _, unpriced_from, spells = self._streak_start(provider, offer_key)
+        bound = unpriced_from if spells else None
+        priced = dict(self.con.execute(query_sql("snapshot_offer_readings"), [provider, offer_key, bound]).fetchall())
         since = None
-        for a in state.attempts if state else []:
-            if a.status != "ok" or a.run_id not in priced:
+        for rid, observed in self._ok_runs(provider, bound):
+            if rid not in priced:
                 continue
-            since = None if priced[a.run_id] else (since or a.observed_at)
+            since = None if priced[rid] else (since or observed)
         return since
 
 
