@@ -34,11 +34,14 @@ def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch,
         first = nightly(db_path=db_path, replay=str(night1), as_of="2026-10-29T02:00:00Z")
         assert first["alerts"]["raised"] == 0 and first["alerts"]["sent"] == 0
         second = nightly(db_path=db_path, replay=str(night2), as_of="2026-11-05T02:00:00Z")
-        # The price change and the page's claims that drifted with it (A100 citation, ratio).
-        assert second["alerts"]["raised"] == 2 and second["alerts"]["sent"] == 2
-        assert second["alerts"]["pending"] == 0
-        titles = [json.loads(req.data)["title"] for req, _ in server.log]
-        assert "Price changed: thunder_compute 1x a100xl 80GB on-demand/prototyping $1.09/h -> $1.05/h (-3.67%)" in titles
+        # The price change and the page's claims that drifted with it (A100 citation, ratio): two
+        # events, one message for the page.
+        assert second["alerts"]["raised"] == 2 and second["alerts"]["messages"] == 1
+        assert second["alerts"]["sent"] == 1 and second["alerts"]["pending"] == 0
+        (sent,) = [json.loads(req.data) for req, _ in server.log]
+        assert sent["title"].startswith("Which GPU is best for fine-tuning Llama 70B?: ")
+        assert ("Thunder Compute 1x a100xl 80GB on-demand/prototyping: $1.09/h -> $1.05/h (-3.67%, cheaper)"
+                in sent["message"])
     finally:
         server.clear()
         server.stop()

@@ -81,7 +81,9 @@ def test_ratio_claim_is_recomputed_from_the_new_prices(history):
     assert set(drifted) == {"g-ratio-full-vs-qlora"}
     assert drifted["g-ratio-full-vs-qlora"]["previous_status"] == "holds"
     # ... while the A100 citation, back at $1.09, holds again.
-    assert {c["claim_id"] for c in by_status["holds"]["details"]["claims"]} == {"g-cite-thunder-a100"}
+    # (and the date of the Thunder source, rules/.../sources: read on the date its prices were seen)
+    assert {c["claim_id"] for c in by_status["holds"]["details"]["claims"]} == {"g-cite-thunder-a100",
+                                                                                "g-sources.thunder-pricing"}
 
 
 def test_the_cited_claims_that_drift_are_listed_in_one_page_alert(history):
@@ -90,7 +92,9 @@ def test_the_cited_claims_that_drift_are_listed_in_one_page_alert(history):
     assert alert["details"]["page"] == PAGE1 and alert["details"]["status"] == "drifted"
     changed = {c["claim_id"]: c for c in alert["details"]["claims"]}
     # The ratio still rounds to 40: it is not among them.
-    assert set(changed) == {"g-cite-thunder-a100", "g-cite-massed-b200x8", "g-cite-massed-b200x8.per-gpu"}
+    # ... nor are the claims of each source's date ("prices as of"), which now name the new readings.
+    assert set(changed) - {"g-dates.survey", "g-sources.thunder-pricing", "g-sources.massed-pricing"} == \
+        {"g-cite-thunder-a100", "g-cite-massed-b200x8", "g-cite-massed-b200x8.per-gpu"}
     assert float(changed["g-cite-thunder-a100"]["current_value"]) == 1.05
     assert float(changed["g-cite-massed-b200x8"]["current_value"]) == 41.60
     assert float(changed["g-cite-massed-b200x8.per-gpu"]["current_value"]) == pytest.approx(5.20)
@@ -100,7 +104,7 @@ def test_replaying_the_same_day_again_raises_nothing(history):
     _, runs, replay = history
     assert runs["11-05 again"] == runs["11-05"]
     assert replay["loaded"] is False
-    assert replay["derived"] == {"raised": 0, "suspect": 0, "confirmed": 0, "suppressed": 0}
+    assert replay["derived"] == {"raised": 0, "suspect": 0, "confirmed": 0, "suppressed": 0, "muted": 0, "messages": 0}
     assert replay["alerts"] == replay["before"]
 
 

@@ -65,7 +65,7 @@ def _price_alerts(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
                    "old_price_per_hour": old, "new_price_per_hour": new,
                    "old_price_per_gpu_hour": base["price_per_gpu_hour"], "new_price_per_gpu_hour": cur["price_per_gpu_hour"],
                    "percent": pct, "old_observed_at": base["observed_at"], "new_observed_at": cur["observed_at"],
-                   "old_run_id": base["run_id"], "claims": claims, "held_for": held,
+                   "old_run_id": base["run_id"], "claims": claims, "held_for": held, "screen_note": cur.get("screen_note"),
                    "source_url": cur["source_url"], "warc_file": cur["warc_file"], "warc_record_id": cur["warc_record_id"]}
         out.append(Alert("price_changed", subject, run.run_id, run.run_id,
                          f"Price changed: {provider} {offer_key} {was} -> ${_money(new)}/h{move}", lines, details))
@@ -179,6 +179,7 @@ def _undercut(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
                    "offer_key": pick["offer_key"], "price_per_hour": pick["price_per_hour"],
                    "price_per_gpu_hour": pick["price_per_gpu_hour"], "percent": pct, "gpu_model": pick["gpu_model"],
                    "gpu_count": pick["gpu_count"], "claims": claims, "held_for": held, "seen_at": pick["observed_at"],
+                   "screen_note": note[0] if note else None,
                    "source_url": pick["source_url"], "warc_file": pick["warc_file"], "warc_record_id": pick["warc_record_id"]}
         out.append(Alert("undercut", cited_s, f"{pick_s}|{run.run_id}", run.run_id,
                          f"Undercut: {pick['provider']} {pick['offer_key']} ${_money(pick['price_per_hour'])}/h is below "
