@@ -113,6 +113,8 @@ def test_a_moved_price_is_rewritten_and_a_sentence_whose_logic_fails_is_marked_f
             in text)
     assert [(s.claim_id, s.published, s.current) for s in rendered.changed] == \
         [("g-cfg-prices.b200-x8", "$36.88", "$40.00")] * 3      # the methods table, the fit table, the survey
+    # The dates of the readings: unchanged here (no current date in these rows), never blanked.
+    assert "2026年10月29日時点" in text
     diff = rendered.diff(published_original(page))
     changed = [l for l in diff.splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---")]
     assert len(changed) == 6
@@ -142,3 +144,19 @@ def test_a_new_per_gpu_price_prints_its_own_digits():
     from pricewatch.claims.formatting import shown
     claim = RULES.claims["g-cite-massed-b200x8.per-gpu"]
     assert (shown(claim, Decimal("5.15"), bare=True), shown(claim, Decimal("5.4325"), bare=True)) == ("5.15", "5.4325")
+
+
+def test_the_date_of_changed_readings_is_the_new_one():
+    # g-cfg-prices.b200-x8 drifted: the fit table's "2026年10月29日時点" dates it, so the regenerated
+    # page states the day of the new readings (2026年11月5日, the date claim's current text).
+    rows = {cid: {"status": "holds", "current_value": None, "current_text": None, "pick": None, "reason": None}
+            for cid in RULES.claims}
+    rows["g-cfg-prices.b200-x8"] = {"status": "drifted", "current_value": Decimal("40.00"), "current_text": "$40.00",
+                                    "pick": None, "reason": "published $36.88, now $40.00"}
+    rows["g-dates.fit-table"] = {"status": "holds", "current_value": None, "current_text": "2026年11月5日",
+                                 "pick": None, "reason": None}
+    rows["g-dates.summary"] = {"status": "holds", "current_value": None, "current_text": "2026年11月5日",
+                               "pick": None, "reason": None}
+    text = pages.render_page(RULES, RULES.pages["gpuwithcrypto-llama-70b-finetuning"], rows).text
+    assert "価格は構成全体の1時間あたりの当社価格、2026年11月5日時点。" in text
+    assert "2026年10月29日時点で、GPUwithCryptoはA100 80GBを$0.92/時間" in text   # the A100 price did not move

@@ -412,7 +412,9 @@ class Evaluator:
         out.value = {"ja_date": f"{day.year}年{day.month}月{day.day}日", "iso_date": f"{day:%Y-%m-%d}",
                      "ja_minute_utc": f"{day.year}年{day.month}月{day.day}日 {day:%H:%M} UTC"}[c.format]
         if dated:
-            out.drift = "the readings it dates changed: " + ", ".join(dated[:5]) + (" ..." if len(dated) > 5 else "")
+            # Not a drift of its own (one price change is one event): the regenerated page shows
+            # the new date wherever a claim it dates drifted (pricewatch/claims/pages.py).
+            out.note = "the readings it dates changed: " + ", ".join(dated[:5]) + (" ..." if len(dated) > 5 else "")
         return out
 
     def _less(self, c: R.Less, claim, page) -> Outcome:
@@ -457,8 +459,8 @@ def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:
         return "unverifiable", None, o.unverifiable
     pub, cur, diff = claim.published, o.value, None
     if claim.compute.kind == "observed_date":
-        # A date is right while what it dates holds (o.drift says otherwise). A page that left
-        # the date blank ("価格確認日：") is not wrong: the regenerated page fills the blank.
+        # A date states when the readings were taken: it is never itself wrong (what it dates may
+        # be). A page that left the date blank ("価格確認日：") is filled in by the regenerated page.
         ok = True
     elif isinstance(pub, bool) or claim.unit == "mark":
         ok = bool(cur) == bool(pub)

@@ -7,7 +7,8 @@ is rendered sentence by sentence (a table cell is a sentence), so that what cann
 rewritten is marked where it is, and never half-filled:
 
 * a claim that **holds** prints its published text (the page stays as it is), except where the
-  page left the value blank ("価格確認日：" without a date): the regenerated page fills it in;
+  page left the value blank ("価格確認日：" without a date), and a date whose readings changed:
+  the regenerated page fills them in;
 * a claim that **drifted** prints its current value (the number is rewritten by rule);
 * a claim that is **unverifiable** prints its published text, and the sentence ends with
   （未確認）: nothing is blanked, no "?" is printed;
@@ -165,6 +166,10 @@ class _Values:
             text = md(text)     # a text the source printed, in a Markdown page
         return text.replace(", ", "、") if modifier == "ja_list" else text
 
+    def _dates_a_change(self, c: R.Claim) -> bool:
+        return c.compute.kind == "observed_date" and any(
+            (self.rows.get(cid) or {}).get("status") == "drifted" for cid in c.compute.of)
+
     @property
     def markdown(self) -> bool:
         return self.page.page.original.endswith(".md")
@@ -179,8 +184,10 @@ class _Values:
             return Slot(claim_id, modifier, assertion, published, published, "unverifiable", "not evaluated yet")
         status = row["status"]
         current = published
-        if not assertion and (status == "drifted" or (status == "holds" and published == "" and row.get("current_text"))):
-            current = self.current(c, modifier, row)   # a new value, or a blank the page left ("価格確認日：")
+        if not assertion and (status == "drifted" or (status == "holds" and row.get("current_text") and (
+                published == "" or self._dates_a_change(c)))):
+            # a new value; a blank the page left ("価格確認日："); the date of readings that changed
+            current = self.current(c, modifier, row)
         return Slot(claim_id, modifier, assertion, published, current, status, row.get("reason"))
 
 
