@@ -5,7 +5,8 @@ tables inserted directly, its price spells advanced (warehouse/spells.py), all i
 
 Per-run fixed costs are kept out of the load: migrations run once per process and database
 (warehouse/migrate.py ensure_migrated), the catalog is rewritten only when its rows changed
-(their sha256 is kept in catalog_sync), named queries are read once per process."""
+(their sha256 is kept in resource_syncs; the sources table likewise), named queries are read once per
+process."""
 
 from __future__ import annotations
 
@@ -38,24 +39,53 @@ def _catalog_rows(catalog) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     return pd.DataFrame(models), pd.DataFrame(labels), digest
 
 
+def _last_synced(con, resource: str) -> str | None:
+    """The sha256 of the rows last written for a resource (None: never, or no resource_syncs)."""
+    rows = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'resource_syncs' "
+                       "AND database_name = current_database()").fetchall()
+    if not rows[0][0]:
+        return None
+    found = con.execute("SELECT sha256 FROM resource_syncs WHERE resource = ?", [resource]).fetchall()
+    return found[0][0] if found else None
+
+
+def _mark_synced(con, resource: str, digest: str) -> None:
+    con.execute("INSERT OR REPLACE INTO resource_syncs VALUES (?, ?, ?)", [resource, digest, datetime.now(timezone.utc)])
+
+
 def sync_catalog(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
     """Rewrites gpu_catalog / gpu_aliases from the YAML (inside the caller's transaction) when
-    their rows differ from the last sync (catalog_sync.sha256), or when forced. Returns whether
-    it wrote."""
+    their rows differ from the last sync (resource_syncs), or when forced. Returns whether it
+    wrote."""
     models, labels, digest = _catalog_rows(load_catalog())
-    has_sync = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'catalog_sync' "
-                           "AND database_name = current_database()").fetchall()[0][0]
-    if has_sync and not force:
-        row = next(iter(con.execute("SELECT sha256 FROM catalog_sync").fetchall()), None)
-        if row and row[0] == digest:
-            return False
+    if not force and _last_synced(con, "gpu_catalog") == digest:
+        return False
     con.execute("DELETE FROM gpu_aliases")
     con.execute("DELETE FROM gpu_catalog")
     insert_frame(con, "gpu_catalog", models, ["gpu_model", "vendor", "vram_gb"])
     insert_frame(con, "gpu_aliases", labels, ["alias_key", "gpu_model", "form_factor", "vram_gb", "ambiguous"])
-    if has_sync:
-        con.execute("DELETE FROM catalog_sync")
-        con.execute("INSERT INTO catalog_sync VALUES (?, ?)", [digest, datetime.now(timezone.utc)])
+    _mark_synced(con, "gpu_catalog", digest)
+    return True
+
+
+@lru_cache(maxsize=1)
+def _source_rows() -> tuple[list[dict], str]:
+    """The sources rows of the spider classes and their sha256, once per process (the classes
+    do not change while it lives)."""
+    from pricewatch.sources import source_rows
+    rows = source_rows()
+    return rows, hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def sync_sources_if_changed(con: duckdb.DuckDBPyConnection) -> bool:
+    """pricewatch/sources.py sync_sources, only when the spider classes' rows changed since the
+    last load wrote them (inside the caller's transaction). Returns whether it wrote."""
+    from pricewatch.sources import sync_sources
+    rows, digest = _source_rows()
+    if _last_synced(con, "sources") == digest:
+        return False
+    sync_sources(con, rows)
+    _mark_synced(con, "sources", digest)
     return True
 
 
@@ -166,8 +196,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
     con.execute("BEGIN")
     try:
         sync_catalog(con)
-        from pricewatch.sources import sync_sources   # the sources table, from the spider classes
-        sync_sources(con)
+        sync_sources_if_changed(con)   # the sources table, from the spider classes
         for item in runs:
             run, provider_runs, offers, facts = (tuple(item) + (None,))[:4]
             if _store_run(con, run, provider_runs, offers, facts):
