@@ -13,8 +13,9 @@ as received (``response.body`` wrapped in a BytesIO, which shares the bytes: no 
 ``response.text``, which would decode a second copy), three passes: ``products`` (kept: only the
 GPU instance SKUs we sell-compare), then ``terms.OnDemand`` and ``terms.Reserved`` (kept: only
 those SKUs). Memory beyond the body is the few hundred kept SKUs; figures in
-``benchmarks/bench_hyperscaler_stream.py``. ``DOWNLOAD_MAXSIZE`` is raised for these requests
-only (``download_maxsize`` meta), ``DOWNLOAD_WARNSIZE`` silenced for them.
+``benchmarks/bench_hyperscaler_stream.py``. ``DOWNLOAD_MAXSIZE`` is raised and
+``DOWNLOAD_WARNSIZE`` silenced for these requests only (``download_maxsize`` /
+``download_warnsize`` meta); the regions are read one after the other, so one body at a time.
 
 What is an offer (the EC2 price page's "Linux on-demand", the rows a reader compares):
 ``productFamily`` "Compute Instance", ``operatingSystem`` Linux, ``tenancy`` Shared,
@@ -164,7 +165,6 @@ def _term_offers(parsed, kind, attrs, term, region, problems, facts):
 class AwsSpider(PriceSpider):
     name = "aws"
     allowed_domains = ["pricing.us-east-1.amazonaws.com"]
-    custom_settings = {"DOWNLOAD_WARNSIZE": 0}
 
     family = "hyperscaler"
     robots = "not applicable (API host)"
@@ -185,7 +185,7 @@ class AwsSpider(PriceSpider):
     def _request(self, i: int):
         return scrapy.Request(OFFERS.format(region=self.regions[i]), callback=self.parse_offers,
                               errback=self.region_failed, cb_kwargs={"i": i},
-                              meta={"download_maxsize": MAX_BYTES, "region_index": i})
+                              meta={"download_maxsize": MAX_BYTES, "download_warnsize": 0, "region_index": i})
 
     async def start(self):
         yield self._request(0)

@@ -1,0 +1,228 @@
+"""Benchmark: reading a hundreds-of-MB AWS EC2 offer file, streamed vs ``json.loads``.
+
+    .venv/bin/python benchmarks/bench_hyperscaler_stream.py [--mb 400] [--crawl] [--keep]
+
+1. Writes a synthetic offer file of about ``--mb`` MB to /tmp (the documented offer-file shape:
+   ``products`` then ``terms.OnDemand`` / ``terms.Reserved``; mostly non-GPU and non-Linux-shared
+   SKUs, as in a real region file, plus the GPU instance types of spiders/instance_types.py).
+   It is written piece by piece, never held whole.
+2. In a fresh process each (so peak RSS is the reading's own): ``json.loads`` of the body, and
+   ``spiders.aws.parse_offer_file`` of the same body (ijson over the bytes, the spider's path).
+   Each prints CPU time (the figure to compare on a shared machine), wall time, peak RSS
+   (``ru_maxrss``) minus the process's RSS before the body was read, and, from a second run
+   under tracemalloc, the peak of the reading's own allocations (the body's bytes excluded).
+3. ``--crawl``: writes the file into a WARC (pricewatch's archive writer) and replays it
+   through a real ``scrapy crawl aws`` process (-a regions=us-east-1); reports that process's
+   wall time and peak RSS: the engine path (download handler, WARC read, middlewares, parse).
+
+Prints a Markdown table with the ratios streamed / json.loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+OTHER_FAMILIES = ["c7i", "m7i", "r7i", "c6g", "m6g", "r6g", "t3", "t4g", "x2idn", "i4i", "c5", "m5", "r5", "z1d",
+                  "inf2", "trn1", "hpc7g", "d3", "u-6tb1", "c7gn"]
+SIZES = ["large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge", "metal"]
+OS = ["Linux", "Windows", "RHEL", "SUSE", "Red Hat Enterprise Linux with HA", "Ubuntu Pro"]
+TENANCY = ["Shared", "Dedicated", "Host"]
+SOFTWARE = ["NA", "SQL Web", "SQL Std", "SQL Ent"]
+CAPACITY = ["Used", "UnusedCapacityReservation", "AllocatedCapacityReservation"]
+
+
+def _gpu_types():
+    from spiders.instance_types import _AWS_FAMILIES
+    return [f"{family}.{size}" for family, sizes in _AWS_FAMILIES.items() for size in sizes]
+
+
+def _sku(n: int) -> str:
+    return f"{n:016X}"[-16:]
+
+
+def _variants(rng: random.Random, target_skus: int):
+    """(sku, instanceType, os, tenancy, software, capacity): GPU types in every variant, then
+    random non-GPU variants up to the target count."""
+    n = 0
+    for itype in _gpu_types():
+        for os_ in OS:
+            for tenancy in TENANCY:
+                for sw in SOFTWARE:
+                    for cap in CAPACITY:
+                        n += 1
+                        yield _sku(n), itype, os_, tenancy, sw, cap
+    while n < target_skus:
+        n += 1
+        yield (_sku(n), f"{rng.choice(OTHER_FAMILIES)}.{rng.choice(SIZES)}", rng.choice(OS), rng.choice(TENANCY),
+               rng.choice(SOFTWARE), rng.choice(CAPACITY))
+
+
+def write_offer_file(path: Path, mb: int) -> dict:
+    """A synthetic AmazonEC2 offer file of about ``mb`` MB. Returns counts."""
+    rng = random.Random(13)
+    target = int(mb * 1024 * 1024 / 10800)   # ~10.8 KB per SKU (product + OnDemand + 6 Reserved terms)
+    skus = list(_variants(rng, target))
+    with open(path, "w") as out:
+        out.write('{\n  "formatVersion" : "v1.0",\n  "disclaimer" : "synthetic (pricewatch benchmark)",\n'
+                  '  "offerCode" : "AmazonEC2",\n  "version" : "20260928000000",\n'
+                  '  "publicationDate" : "2026-09-28T00:00:00Z",\n  "products" : {\n')
+        for i, (sku, itype, os_, tenancy, sw, cap) in enumerate(skus):
+            product = {"sku": sku, "productFamily": "Compute Instance", "attributes": {
+                "servicecode": "AmazonEC2", "location": "US East (N. Virginia)", "locationType": "AWS Region",
+                "instanceType": itype, "currentGeneration": "Yes",
+                "instanceFamily": "GPU instance" if itype[0] in "pg" and itype.split(".")[0][1:2].isdigit() else "General purpose",
+                "vcpu": "192", "physicalProcessor": "AMD EPYC 7R13 Processor", "clockSpeed": "3.6 GHz",
+                "memory": "2048 GiB", "storage": "8 x 3840 NVMe SSD", "networkPerformance": "3200 Gigabit",
+                "processorArchitecture": "64-bit", "tenancy": tenancy, "operatingSystem": os_,
+                "licenseModel": "No License required", "usagetype": f"BoxUsage:{itype}", "operation": "RunInstances",
+                "availabilityzone": "NA", "capacitystatus": cap, "classicnetworkingsupport": "false",
+                "dedicatedEbsThroughput": "80000 Mbps", "ecu": "NA", "enhancedNetworkingSupported": "Yes",
+                "gpuMemory": "NA", "intelAvxAvailable": "No", "marketoption": "OnDemand", "normalizationSizeFactor": "384",
+                "preInstalledSw": sw, "processorFeatures": "AMD Turbo", "regionCode": "us-east-1",
+                "servicename": "Amazon Elastic Compute Cloud", "vpcnetworkingsupport": "true"}}
+            out.write(f'    "{sku}" : ' + json.dumps(product, indent=6)[:-1] + "    }" + (",\n" if i < len(skus) - 1 else "\n"))
+        out.write('  },\n  "terms" : {\n    "OnDemand" : {\n')
+        for i, (sku, *_rest) in enumerate(skus):
+            price = f"{rng.uniform(0.01, 120):.10f}"
+            term = {f"{sku}.JRTCKXETXF": {"offerTermCode": "JRTCKXETXF", "sku": sku,
+                                          "effectiveDate": "2026-09-01T00:00:00Z", "priceDimensions": {
+                f"{sku}.JRTCKXETXF.6YS6EN2CT7": {"rateCode": f"{sku}.JRTCKXETXF.6YS6EN2CT7",
+                                                 "description": f"${price} per On Demand instance hour",
+                                                 "beginRange": "0", "endRange": "Inf", "unit": "Hrs",
+                                                 "pricePerUnit": {"USD": price}, "appliesTo": []}},
+                                          "termAttributes": {}}}
+            out.write(f'      "{sku}" : ' + json.dumps(term, indent=8)[:-1] + "      }" + (",\n" if i < len(skus) - 1 else "\n"))
+        out.write('    },\n    "Reserved" : {\n')
+        for i, (sku, *_rest) in enumerate(skus):
+            terms = {}
+            for code, length, option in (("4NA7Y494T4", "1yr", "No Upfront"), ("HU7G6KETJZ", "1yr", "Partial Upfront"),
+                                         ("6QCMYABX3D", "1yr", "All Upfront"), ("BPH4J8HBKS", "3yr", "No Upfront"),
+                                         ("38NPMPTW36", "3yr", "Partial Upfront"), ("NQ3QZPMQV9", "3yr", "All Upfront")):
+                dims = {f"{sku}.{code}.6YS6EN2CT7": {"rateCode": f"{sku}.{code}.6YS6EN2CT7", "description": "hourly",
+                                                    "beginRange": "0", "endRange": "Inf", "unit": "Hrs",
+                                                    "pricePerUnit": {"USD": f"{rng.uniform(0.01, 80):.10f}"}, "appliesTo": []}}
+                if option != "No Upfront":
+                    dims[f"{sku}.{code}.2TG2D8R56U"] = {"rateCode": f"{sku}.{code}.2TG2D8R56U", "description": "Upfront Fee",
+                                                       "unit": "Quantity", "pricePerUnit": {"USD": "12345"}, "appliesTo": []}
+                terms[f"{sku}.{code}"] = {"offerTermCode": code, "sku": sku, "effectiveDate": "2026-09-01T00:00:00Z",
+                                          "priceDimensions": dims, "termAttributes": {
+                                              "LeaseContractLength": length, "OfferingClass": "standard",
+                                              "PurchaseOption": option}}
+            out.write(f'      "{sku}" : ' + json.dumps(terms, indent=8)[:-1] + "      }" + (",\n" if i < len(skus) - 1 else "\n"))
+        out.write("    }\n  }\n}\n")
+    return {"skus": len(skus), "bytes": path.stat().st_size}
+
+
+def _rss_kib() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def measure(mode: str, path: str, traced: bool) -> None:
+    """In a child process: read the body, then the reading under test; prints one JSON line.
+    ``traced``: under tracemalloc (its peak; tracemalloc slows allocation-heavy code several
+    times, so times and RSS come from an untraced run)."""
+    import tracemalloc
+    if mode == "stream":
+        from spiders.aws import OFFERS, parse_offer_file
+    body = Path(path).read_bytes()          # what Scrapy hands the callback: response.body
+    before = _rss_kib()
+    if traced:
+        tracemalloc.start()
+    t, cpu = time.perf_counter(), time.process_time()
+    if mode == "json":
+        doc = json.loads(body)
+        kept = sum(1 for p in doc["products"].values() if p["attributes"].get("instanceFamily") == "GPU instance")
+    else:
+        parsed = parse_offer_file(body, OFFERS.format(region="us-east-1"))
+        kept = len(parsed.offers)
+        assert not parsed.errors, parsed.errors[:2]
+    wall, cpu = time.perf_counter() - t, time.process_time() - cpu
+    peak = tracemalloc.get_traced_memory()[1] if traced else 0
+    print(json.dumps({"mode": mode, "wall_s": wall, "cpu_s": cpu, "rss_peak_mib": _rss_kib() / 1024,
+                      "rss_over_body_mib": (_rss_kib() - before) / 1024, "tracemalloc_peak_mib": peak / 2**20,
+                      "kept": kept}))
+
+
+def child(mode: str, path: Path) -> dict:
+    """The untraced run's figures, with the tracemalloc peak of a second, traced run."""
+    runs = []
+    for traced in ("", "traced"):
+        out = subprocess.run([sys.executable, __file__, "--measure", mode, str(path), traced or "untraced"],
+                             capture_output=True, text=True, check=True, cwd=ROOT)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {**runs[0], "tracemalloc_peak_mib": runs[1]["tracemalloc_peak_mib"]}
+
+
+def crawl(path: Path) -> dict:
+    """A real replay crawl of the file (us-east-1 only): wall time and the process's peak RSS."""
+    from pricewatch.archive import write_exchanges
+    work = Path(tempfile.mkdtemp(prefix="bench-aws-", dir="/tmp"))
+    warc = work / "aws.warc.gz"
+    t = time.perf_counter()
+    write_exchanges(warc, [{"url": "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.json",
+                            "captured_at": "2026-09-28T12:00:00Z", "headers": {"Content-Type": "application/json"},
+                            "body": path.read_bytes(), "status": 200}])
+    write_s = time.perf_counter() - t
+    t = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "scrapy", "crawl", "aws", "-a",
+                           "regions=us-east-1", "-s", f"PRICEWATCH_REPLAY={warc}", "-s", "LOG_LEVEL=ERROR",
+                           "-o", str(work / "items.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t
+    peak_kib = int(proc.stderr.strip().splitlines()[-1]) if proc.stderr.strip() else -1
+    items = sum(1 for line in open(work / "items.jsonl") if '"offer_key"' in line) if (work / "items.jsonl").exists() else 0
+    return {"warc_mib": warc.stat().st_size / 2**20, "write_s": write_s, "crawl_s": wall, "rss_mib": peak_kib / 1024,
+            "items": items, "rc": proc.returncode}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=int, default=400)
+    ap.add_argument("--crawl", action="store_true")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--measure", nargs=3, metavar=("MODE", "PATH", "TRACED"))
+    args = ap.parse_args()
+    if args.measure:
+        mode, path, traced = args.measure
+        measure(mode, path, traced == "traced")
+        return
+    path = Path("/tmp/pricewatch-bench-AmazonEC2-us-east-1.json")
+    t = time.perf_counter()
+    info = write_offer_file(path, args.mb)
+    print(f"wrote {path}: {info['bytes'] / 2**20:.0f} MiB, {info['skus']} SKUs in {time.perf_counter() - t:.0f} s",
+          file=sys.stderr)
+    try:
+        loads, stream = child("json", path), child("stream", path)
+        rows = [("body (the file, held once as response.body)", f"{info['bytes'] / 2**20:.0f} MiB", "", "")]
+        for label, key, unit in (("CPU time", "cpu_s", "s"), ("wall time", "wall_s", "s"), ("peak RSS above the body", "rss_over_body_mib", "MiB"),
+                                 ("tracemalloc peak of the reading", "tracemalloc_peak_mib", "MiB"),
+                                 ("peak RSS of the process", "rss_peak_mib", "MiB")):
+            ratio = stream[key] / loads[key] if loads[key] else float("nan")
+            rows.append((label, f"{loads[key]:.1f} {unit}", f"{stream[key]:.1f} {unit}", f"{ratio:.3f}"))
+        print(f"| {info['skus']} SKUs, {info['bytes'] / 2**20:.0f} MiB | json.loads | streamed (ijson, parse_offer_file) "
+              "| streamed / json.loads |\n|---|---:|---:|---:|")
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        print(f"\nGPU offers kept by the streamed parse: {stream['kept']} (json.loads found {loads['kept']} GPU products)")
+        if args.crawl:
+            c = crawl(path)
+            print(f"\nreplay crawl (`scrapy crawl aws -a regions=us-east-1`, own process): WARC {c['warc_mib']:.0f} MiB "
+                  f"written in {c['write_s']:.1f} s; crawl {c['crawl_s']:.1f} s, peak RSS {c['rss_mib']:.0f} MiB, "
+                  f"{c['items']} offers, exit {c['rc']}")
+    finally:
+        if not args.keep:
+            path.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()
