@@ -128,8 +128,8 @@ def test_summary_counts_and_stale_sources(page, report):
     shown = sum(int(t.split()[0]) for t in pg.locator(".card b").all_inner_texts())
     assert shown == report["claims"]
     # gpuwithcrypto's last good data is its 2026-10-29 02:00 capture: 63.7 h before this night, beyond 48 h
-    row = pg.locator("tr.source-row", has_text="GPUwithCrypto")
-    assert "stale" in row.inner_text()
+    row = pg.locator("details.stale-sources tr.source-row", has_text="GPUwithCrypto")
+    assert "2026-10-29 02:00 UTC" in row.text_content() and "stale (limit 48 h)" in row.text_content()
 
 
 def test_claims_table_rows_status_colours_and_evidence(page, report):
