@@ -133,7 +133,7 @@ def _query(name: str) -> str:
     return query_sql(f"export_{name}")
 
 
-def check_columns(con, name: str, relation) -> None:
+def check_columns(name: str, relation) -> None:
     """The query's columns and types must be the declared set, in order (else ExportError)."""
     got = [(c, str(t)) for c, t in zip(relation.columns, relation.types)]
     want = [(c.name, c.type) for c in DATASETS[name]]
@@ -151,12 +151,14 @@ def _prepare_out(out: Path) -> None:
                           "choose an empty or new folder")
 
 
+def _file(f: Path, base: Path) -> dict:
+    return {"path": f.relative_to(base).as_posix(), "bytes": f.stat().st_size,
+            "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+
+
 def _files(root: Path, base: Path) -> list[dict]:
-    out = []
-    for f in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest = hashlib.sha256(f.read_bytes()).hexdigest()
-        out.append({"path": f.relative_to(base).as_posix(), "bytes": f.stat().st_size, "sha256": digest})
-    return out
+    """Every file under root (a dataset with no rows has none), with its size and sha256."""
+    return [_file(f, base) for f in sorted(p for p in root.rglob("*") if p.is_file())]
 
 
 def export(con, out: Path, fmt: str = "parquet", since: date | None = None, db_label: str = "") -> dict:
@@ -183,7 +185,7 @@ def _write_all(con, tmp: Path, fmt: str, since: date, db_label: str) -> dict:
     try:
         for name, columns in DATASETS.items():
             rel = con.sql(_query(name), params=[since])
-            check_columns(con, name, rel)
+            check_columns(name, rel)
             if fmt == "parquet":
                 target = tmp / name
                 target.mkdir()
@@ -193,7 +195,7 @@ def _write_all(con, tmp: Path, fmt: str, since: date, db_label: str) -> dict:
             else:
                 target = tmp / f"{name}.csv"
                 rel.write_csv(str(target), header=True, timestamp_format="%Y-%m-%dT%H:%M:%S.%f%z")
-                files = [f for f in _files(tmp, tmp) if f["path"] == target.name]
+                files = [_file(target, tmp)]
             rows = rel.aggregate("count(*)").fetchall()[0][0]
             datasets[name] = {
                 "path": name if fmt == "parquet" else f"{name}.csv",
@@ -211,8 +213,8 @@ def _write_all(con, tmp: Path, fmt: str, since: date, db_label: str) -> dict:
         "since": None if since == SINCE_ALL else since.isoformat(),
         "warehouse": db_label,
         "notes": "snapshot_date is each dataset's Hive partition key (folder names snapshot_date=YYYY-MM-DD), "
-                 "not a column inside the Parquet files; prices are DECIMAL(18,6) USD-or-stated-currency "
-                 "amounts; timestamps are UTC.",
+                 "not a column inside the Parquet files; prices are DECIMAL(18,6) amounts in the offer's "
+                 "currency; timestamps are UTC; a dataset with no rows has no files.",
         "datasets": datasets,
     }
 
