@@ -65,9 +65,6 @@ def aws_gpus(instance_type: str) -> Gpus | None:
     return _AWS_FAMILIES.get(family, {}).get(size)
 
 
-#: Instance families that are GPU instances even when the table lacks the size (reported).
-AWS_GPU_FAMILY = re.compile(r"^(p\d|g\d|gr\d|p\d+[a-z]*-)")
-
 
 # --- Azure: armSkuName -> GPUs ------------------------------------------------------------------
 AZURE_SKUS: dict[str, Gpus] = {
