@@ -56,12 +56,13 @@ def to_svg(chart: alt.TopLevelMixin) -> str:
 
 def _time_axis(field_name: str) -> alt.X:
     return alt.X(f"{field_name}:T", title=None, scale=alt.Scale(type="utc"),
-                 axis=alt.Axis(format="%Y-%m-%d", labelAngle=0, tickCount=4, grid=False, labelOverlap=False))
+                 axis=alt.Axis(labelAngle=0, tickCount=4, grid=False, labelOverlap=False))   # vega's own
+                                                                                            # date format: days or hours
 
 
 def _price_axis(unit: str) -> alt.Y:
     return alt.Y("price:Q", title=None, scale=alt.Scale(zero=False),
-                 axis=alt.Axis(format="$.2f", tickCount=4, labelOverlap=False))
+                 axis=alt.Axis(format="$,.3~f", tickCount=4, labelOverlap=False))
 
 
 def _ref_layer(refs: list[Reference]) -> alt.Chart | None:
