@@ -158,6 +158,7 @@ def build(con, tmpl, n_rows: int) -> dict:
         WHERE pr.status <> 'failed'
           AND hash(pr.n, t.k) % 100 <> 0                     -- ~1 % missing from a run
           AND NOT (t.k % 50 = 3 AND pr.n > ? * (t.k % 7 + 1) / 8)   -- ~2 % vanish for good
+        ORDER BY pr.observed_at, t.provider                  -- as nightly loads store them
         """, [n_runs, n_runs])
     con.execute("COMMIT")
     raw_s = time.perf_counter() - t

@@ -14,7 +14,7 @@ bound the look-backs (last trusted reading, absence and unpriced streaks).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 import duckdb
@@ -63,6 +63,9 @@ OFFER_COLUMNS = ("run_id", "provider", "offer_key", "gpu_label", "gpu_model", "g
                  "held_reason")
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
 class Snapshot:
     def __init__(self, con: duckdb.DuckDBPyConnection, run_id: str):
         row = con.execute("SELECT observed_at FROM runs WHERE run_id = ?", [run_id]).fetchone()
@@ -82,8 +85,15 @@ class Snapshot:
         providers = sorted(last_ok)
         run_ids = [last_ok[p].run_id for p in providers]
         times = [last_ok[p].observed_at for p in providers]
+        tz = times[0].tzinfo
+        moments: dict[int, datetime] = {}
+        at_index = OFFER_COLUMNS.index("observed_at")
         for values in con.execute(query_sql("snapshot_offers"), [providers, run_ids, min(times), max(times)]).fetchall():
             offer = dict(zip(OFFER_COLUMNS, values))
+            us = values[at_index]
+            if us not in moments:
+                moments[us] = (_EPOCH + timedelta(microseconds=us)).astimezone(tz)
+            offer["observed_at"] = moments[us]
             state = self.providers[offer["provider"]]
             if offer["run_id"] != last_ok[offer["provider"]].run_id:
                 continue
