@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 MASK = "****"
 NOTIFY_TYPES = {t.value for t in NotifyType}  # info, success, warning, failure
 BODY_FORMATS = {"text": NotifyFormat.TEXT, "markdown": NotifyFormat.MARKDOWN, "html": NotifyFormat.HTML}
-# Generic webhooks: the body is read by a program; JSON ones also get the structured fields.
+# Generic webhooks: the body (Markdown, source text escaped) is read by a program that may
+# render it; JSON ones also get the structured fields.
 WEBHOOK_SCHEMES = {"json", "jsons", "form", "forms", "xml", "xmls"}
 JSON_SCHEMES = {"json", "jsons"}
 FIELDS_KEY = "pricewatch"     # the JSON payload key holding the structured fields
@@ -89,7 +90,8 @@ class SendResult:
 @dataclass(frozen=True)
 class Style:
     """How a target wants a message: its body format (html for e-mail, markdown for chat
-    services that render it, text for generic webhooks and the rest), the longest body it
+    services that render it and for generic webhooks, whose program may render it; text for
+    the rest), the longest body it
     takes (apprise's body_maxlen; 0: no limit known) and whether it gets the structured fields."""
     body_format: str
     max_body: int
@@ -103,7 +105,7 @@ def style(url: str) -> Style:
         return Style("text", 0, False)
     formats = service.notify_format if isinstance(service.notify_format, tuple) else (service.notify_format,)
     if scheme in WEBHOOK_SCHEMES:
-        fmt = "text"
+        fmt = "markdown"      # read by a program that may render it: source text escaped
     elif formats and formats[0] == NotifyFormat.HTML and NotifyFormat.MARKDOWN not in formats:
         fmt = "html"          # e-mail: our own HTML (autoescaped templates)
     elif NotifyFormat.MARKDOWN in formats:

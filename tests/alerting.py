@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pricewatch import collect
-from pricewatch.alerts import deliver_alerts, derive_alerts, list_alerts
+from pricewatch.alerts import deliver_alerts, derive_alerts, list_alerts, list_messages
 from pricewatch.archive import write_exchanges
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.config import AlertConfig
@@ -102,6 +102,15 @@ class Warehouse:
             con.close()
         return [a for a in rows if (kind is None or a["kind"] == kind) and (run_id is None or a["run_id"] == run_id)
                 and (subject is None or a["subject"] == subject)]
+
+    def messages(self, run_id: str | None = None) -> list[dict]:
+        """The messages sent (or to send) to people, newest first."""
+        con = db.connect(self.path, read_only=True)
+        try:
+            rows = list_messages(con)
+        finally:
+            con.close()
+        return [m for m in rows if run_id is None or m["run_id"] == run_id]
 
     def claim(self, run_id: str, claim_id: str) -> dict:
         return self.query("SELECT * FROM claim_evaluations WHERE run_id = ? AND claim_id = ?", [run_id, claim_id])[0]

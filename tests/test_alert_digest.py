@@ -133,9 +133,12 @@ def test_a_price_change_is_one_digest_naming_the_page_sentences_why_and_evidence
     lam = moves["lambda_cloud"]
     assert (lam["kind"], lam["offer_key"], lam["old"], lam["new"], lam["percent"]) == \
         ("undercut", LAMBDA_B200, 43.46, 43.2, -0.6)
-    body = p["message"]
-    assert "$1.09/h -> $1.05/h (-3.67%, cheaper), seen 2026-11-05 02:00 UTC" in body
-    assert f"pricewatch evidence '{A100}' --provider thunder_compute" in body
+    body = p["message"]            # Markdown (a webhook's program may render it)
+    assert "$1.09/h → **$1.05/h** (-3.67%, cheaper), seen 2026-11-05 02:00 UTC" in body
+    assert f"`pricewatch evidence '{A100}' --provider thunder_compute --run {got['11-05'][0]}`" in body
+    # The page's URL: a placeholder in rules/<page>/page.yaml until the editor sets it, said so.
+    assert f["page"]["url"].startswith("https://gpuwithcrypto.com/") and f["page"]["url_is_placeholder"]
+    assert "a placeholder: set url in `rules/gpuwithcrypto-llama-70b-finetuning/page.yaml`" in body
     assert p["type"] == "warning"                                  # a claim of the page is now false
 
 
@@ -197,3 +200,48 @@ def test_a_long_body_is_shortened_by_whole_lines():
     kept = short.split("\n")
     assert kept[:-1] == body.split("\n")[:len(kept) - 1]
     assert kept[-1] == f"... and {200 - len(kept) + 1} more line(s): pricewatch alerts show x"
+
+
+def test_muted_events_are_recorded_muted_and_not_told(crawl, tmp_path, receiver):
+    from pricewatch.alerts import add_mute
+    from datetime import datetime, timezone
+    caps = Captures(tmp_path / "caps")
+    cfg = AlertConfig(urls=(f"json://127.0.0.1:{receiver.port}/hook",))
+    wh = Warehouse(tmp_path / "w.duckdb", crawl, cfg)
+    wh.run("2026-10-29T02:00:00Z", massed_compute=caps.massed(), thunder_compute=caps.thunder())
+    con = db.connect(wh.path)
+    try:
+        end = datetime(2027, 1, 1, tzinfo=timezone.utc)
+        add_mute(con, "gpu", "A100 80GB", end, "Thunder reprices daily")   # its offer's canonical model
+        add_mute(con, "claim", "g-cite-thunder-a100", end)
+    finally:
+        con.close()
+    before = len(receiver.got)
+    run = wh.run("2026-11-05T02:00:00Z", massed_compute=caps.massed(), thunder_compute=caps.thunder(1.05))
+    (price,) = wh.alerts("price_changed", run)
+    assert price["state"] == "muted" and price["details"]["muted_by"] == ["gpu:A100 80GB"]
+    sent = receiver.got[before:]
+    told = {c["claim_id"] for m in sent for c in fields(m).get("claims", [])}
+    assert "g-cite-thunder-a100" not in told and all(not fields(m).get("moves") for m in sent)
+    assert all(fields(m)["muted_events"] >= 1 for m in sent if fields(m)["kind"] == "page_digest")
+
+
+def test_targets_get_their_format_and_templates_escape_and_can_be_overridden(tmp_path):
+    from pricewatch import notify
+    from pricewatch.alerts.templating import render
+    assert notify.style("slack://T1JJ3T3L2/A1BRTD4JD/TIiajkdnlazkcOXrIdevi7FQ").body_format == "markdown"
+    assert notify.style("discord://4174216298/JHMHI8qBe7bk2ZwO5U711o3dV_js") == notify.Style("markdown", 2000, False)
+    assert notify.style("tgram://123456789:abcdefg_hijklmnop/12315544/").body_format == "markdown"
+    assert notify.style("mailtos://user:pass@example.org?to=editor@example.org").body_format == "html"
+    assert notify.style("json://127.0.0.1:9/hook").fields
+    hostile = "<script>alert(1)</script> | [x](javascript:alert(1))"
+    f = {"provider": "p", "provider_name": hostile, "label": hostile, "offers": 1, "message_id": "m1",
+         "observed_at": None}
+    out = render("new_gpu_label", f, AlertConfig())
+    assert "<script>" not in out["html"] and "&lt;script&gt;" in out["html"]
+    assert "<script>" not in out["md"] and "\\<script\\>" in out["md"] and "\\[x\\]" in out["md"]
+    own = tmp_path / "templates"
+    own.mkdir()
+    (own / "new_gpu_label.title.txt").write_text("NEW LABEL {{ label }}")
+    title = render("new_gpu_label", f, AlertConfig(templates=str(own)))["title"]
+    assert title == "NEW LABEL " + hostile          # a title is plain text: one line, no control characters

@@ -143,6 +143,16 @@ def thunder_with_label(label: str) -> list[dict]:
     return ex
 
 
+def two_messages(tmp_path) -> Path:
+    """Thunder's API with the cited A100 at $1.05 (one digest for page 1) and a GPU label no
+    catalog knows (a message of its own): a run that sends two messages."""
+    ex = thunder_with_label("ZZ9 Test GPU")
+    pricing = json.loads(ex[0]["body"])
+    pricing["pricing"]["a100xl_x1_prototyping"] = 1.05
+    ex[0]["body"] = json.dumps(pricing).encode()
+    return write_exchanges(tmp_path / "thunder-two-messages.warc.gz", ex)
+
+
 # --- 1. backfill ----------------------------------------------------------------------------
 
 def test_an_older_backfill_loaded_late_is_history_and_resends_nothing(tmp_path, caps, receivers, fault):
@@ -150,8 +160,9 @@ def test_an_older_backfill_loaded_late_is_history_and_resends_nothing(tmp_path, 
     wh = warehouse(tmp_path, urls=(hook.url,))
     first = day(wh, caps, "2026-10-29", caps.thunder(1.09))
     news = day(wh, caps, "2026-11-05", caps.thunder(1.05))
-    delivered = {a["alert_id"] for a in wh.alerts(run_id=news)}
-    assert len(hook.processed) == len(delivered) == 2          # price_changed + claim_status
+    assert {a["kind"] for a in wh.alerts(run_id=news)} == {"price_changed", "claim_status"}
+    delivered = {m["message_id"] for m in wh.messages(news)}
+    assert len(hook.processed) == len(delivered) == 1          # both in the page's digest
     backfill = day(wh, caps, "2026-11-01", caps.thunder(1.05))  # an older archive, loaded after 11-05
     seq = {r["run_id"]: r["seq"] for r in wh.query("SELECT run_id, seq FROM run_sequence")}
     assert seq[first] < seq[backfill] < seq[news]
@@ -161,6 +172,7 @@ def test_an_older_backfill_loaded_late_is_history_and_resends_nothing(tmp_path, 
     assert {a["state"] for a in old} == {"suppressed"}
     assert all(a["details"]["suppressed_because"] == "backfill" and a["details"]["newer_run_id"] == news for a in old)
     assert "Backfill:" in old[0]["body"] and wh.last["derived"]["raised"] == 0
+    assert wh.messages(backfill) == []
     after_backfill = len(hook.processed)
 
     later = day(wh, caps, "2026-11-06", caps.thunder(1.09))     # the next night: news again, against 11-05
@@ -184,20 +196,21 @@ def test_a_receiver_slower_than_the_timeout_gets_each_alert_exactly_once(tmp_pat
     wh = warehouse(tmp_path, urls=(slow.url,), timeout_s=1.0)
     day(wh, caps, "2026-10-29", caps.thunder(1.09))
     started = time.monotonic()
-    news = day(wh, caps, "2026-11-05", caps.thunder(1.05))      # delivery 1
+    news = day(wh, caps, "2026-11-05", two_messages(tmp_path))  # delivery 1: two messages
     first_delivery = dict(wh.last["delivered"])
     assert time.monotonic() - started < 8                      # bounded: one timeout, not one per alert
     day(wh, caps, "2026-11-06", caps.thunder(1.05))             # delivery 2 (nothing new to derive)
     second_delivery = dict(wh.last["delivered"])
     slow.wait_processed(2)
     day(wh, caps, "2026-11-07", caps.thunder(1.05))             # delivery 3: nothing left to send
-    alerts = wh.alerts(run_id=news)
+    alerts = wh.messages(news)
     assert len(alerts) == 2 and {a["state"] for a in alerts} == {"sent"}
-    # The receiver processed every alert it was sent, each once, though it never answered in time.
-    assert slow.ids() == Counter({a["alert_id"]: 1 for a in alerts}) and slow.posts == 2
+    assert {a["state"] for a in wh.alerts(run_id=news)} == {"sent"}     # the events they carry
+    # The receiver processed every message it was sent, each once, though it never answered in time.
+    assert slow.ids() == Counter({a["message_id"]: 1 for a in alerts}) and slow.posts == 2
     assert all(p["headers"].get("Idempotency-Key") == p["payload"]["alert_id"] for p in slow.processed)
-    assert all(p["payload"]["message"].endswith(f"Alert id: {p['payload']['alert_id']}") for p in slow.processed)
-    assert all("no answer within 1 s" in a["last_error"] and a["details"]["unconfirmed"] for a in alerts)
+    assert all(p["payload"]["alert_id"] in p["payload"]["message"].splitlines()[-1] for p in slow.processed)
+    assert all("no answer within 1 s" in a["last_error"] for a in alerts)
     assert (first_delivery["unconfirmed"], first_delivery["pending"]) == (1, 1)   # the 2nd waited for the next run
     assert AlertConfig().timeout_s > 10                          # a 10 s receiver is answered in time by default
     fault("alert receiver answers after 3 s, timeout 1 s (default timeout 30 s: a 10 s receiver is in time)",
@@ -237,15 +250,19 @@ def test_a_source_failing_fewer_nights_than_the_threshold_pages_no_one(tmp_path,
     (failing,) = wh.alerts("source_failing")
     error_lines = [ln for ln in failing["body"].splitlines() if ln.startswith("- failed")]
     assert len(error_lines) == 1 and "3 runs" in error_lines[0]      # the same error said once, with a count
+    (outage,) = [p["payload"] for p in hook.processed]  # one message for the source, the claims counted
+    assert outage["title"].startswith("Source Thunder Compute is down (3 runs in a row): ")
+    assert not any(c in outage["message"] for c in quiet_claims) and outage["message"].count("have no entry in specs") == 1
     day(wh, caps, "2026-11-04", broken)               # a 4th night: nothing new
-    assert wh.last["derived"]["raised"] == 0
+    assert wh.last["derived"]["raised"] == 0 and len(hook.processed) == 1
     fault("a source fails 1 night, recovers, then fails 3 nights (failed_runs_threshold 3)",
-          expected="nothing sent for the single night; on the 3rd night one claim alert per page and one "
-                   "source alert, the source and its error named once; nothing more on the 4th",
+          expected="nothing sent for the single night; on the 3rd night one message for the source (the claims "
+                   "it leaves unverifiable counted, not listed; its error once); nothing more on the 4th",
           observed=f"after the 1 night: {len(quiet_claims)} claims unverifiable, 0 alerts; after 3 nights: "
                    f"{len(pages)} claim_status alert(s) listing {len(listed)} claims (source named "
                    f"{pages[0]['body'].count('thunder_compute')}x), source_failing error lines {len(error_lines)}; "
-                   f"4th night raised {wh.last['derived']['raised']}; POSTs {len(hook.processed)}")
+                   f"4th night raised {wh.last['derived']['raised']}; POSTs {len(hook.processed)}: "
+                   f"{outage['title']!r}")
 
 
 # --- 4. receiver down ---------------------------------------------------------------------
@@ -255,17 +272,17 @@ def test_a_receiver_that_is_down_gets_the_alerts_once_when_it_is_back(tmp_path, 
     wh = warehouse(tmp_path, urls=(hook.url,))
     day(wh, caps, "2026-10-29", caps.thunder(1.09))
     hook.down()
-    news = day(wh, caps, "2026-11-05", caps.thunder(1.05))
-    waiting = wh.alerts(run_id=news)
+    news = day(wh, caps, "2026-11-05", two_messages(tmp_path))
+    waiting = wh.messages(news)
     assert {a["state"] for a in waiting} == {"pending"} and len(waiting) == 2
     assert all("connection refused" in a["last_error"] for a in waiting)
     assert sorted(a["attempts"] for a in waiting) == [0, 1]   # tried once; the other not hammered at a dead port
     hook.up()
     day(wh, caps, "2026-11-06", caps.thunder(1.05))
     day(wh, caps, "2026-11-07", caps.thunder(1.05))
-    sent = wh.alerts(run_id=news)
+    sent = wh.messages(news)
     assert {a["state"] for a in sent} == {"sent"} and all(a["last_error"] is None for a in sent)
-    assert hook.ids() == Counter({a["alert_id"]: 1 for a in sent})
+    assert hook.ids() == Counter({a["message_id"]: 1 for a in sent})
     fault("alert receiver down (connection refused) during a run, back for the next",
           expected="alerts stay pending with the error, delivered once on the next run",
           observed=f"while down: {sorted(a['state'] for a in waiting)}, error "
@@ -329,12 +346,12 @@ def test_a_placeholder_price_on_a_first_seen_tier_raises_no_undercut(tmp_path, c
     (first_low,) = wh.query("SELECT held_reason FROM offers WHERE run_id = ? AND offer_key = ?", [low, LAMBDA_B200])
     early = wh.alerts("undercut", low)
     assert {a["state"] for a in early} <= {"suspect"}
-    assert not any(p["payload"]["title"].startswith("Undercut") for p in hook.processed)
+    assert not any("cheaper competitor" in p["payload"]["message"] for p in hook.processed)
     # ... until the provider's next run shows it again: then the undercut is news, sent once.
     confirmed = day(wh, caps, "2026-11-07", caps.thunder(1.09), lambda_cloud=caps.lambda_b200("0.50"))
     day(wh, caps, "2026-11-08", caps.thunder(1.09), lambda_cloud=caps.lambda_b200("0.50"))
     undercuts = wh.alerts("undercut")
-    sent = [p["payload"] for p in hook.processed if p["payload"]["title"].startswith("Undercut")]
+    sent = [p["payload"] for p in hook.processed if "cheaper competitor" in p["payload"]["message"]]
     assert [(a["run_id"], a["state"]) for a in undercuts] == [(confirmed, "sent")] and len(sent) == 1
     assert "confirmed by the provider" in sent[0]["message"]
     fault("a competitor tier seen for the first time at a placeholder price ($0.01/GPU-h, then $0.50)",

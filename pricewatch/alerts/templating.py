@@ -15,6 +15,7 @@ mid-word, ending with "... and N more line(s)".
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -60,21 +61,25 @@ def _code(fmt: str):
     return code
 
 
+# Numbers and times we format ourselves: digits, ".", ",", "+", "-", ":", "%" only, so they
+# pass unescaped (a Markdown "\-" in "2026-11-05" would only make the raw text hard to read).
 def _money(v) -> str:
     from pricewatch.alerts.render import _money as money
-    return "-" if v is None else money(v)
+    return Raw("-" if v is None else money(v))
 
 
 def _pct(v) -> str:
-    return "" if v is None else f"{float(v):+.2f}%"
+    return Raw("" if v is None else f"{float(v):+.2f}%")
 
 
 def _when(v) -> str:
     if v is None:
-        return "-"
+        return Raw("-")
     if isinstance(v, str):
-        return v.replace("T", " ")[:16] + " UTC" if "T" in v else v
-    return f"{v:%Y-%m-%d %H:%M} UTC"
+        if not re.fullmatch(r"[0-9T:. +\-]+", v):
+            return v
+        return Raw(v.replace("T", " ")[:16] + " UTC" if "T" in v else v)
+    return Raw(f"{v:%Y-%m-%d %H:%M} UTC")
 
 
 @lru_cache(maxsize=8)
