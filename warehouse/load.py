@@ -169,7 +169,7 @@ def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed
         return offers.assign(held_reason=None, screen_note=None)
     newest = con.execute(query_sql("run_is_newest"), [observed_at]).fetchall()[0][0]
     previous = con.execute(query_sql("previous_readings_current") if newest else query_sql("previous_readings"),
-                           [] if newest else [observed_at]).df()
+                           [sorted(set(offers["provider"]))] if newest else [observed_at]).df()
     cited = con.execute(query_sql("cited_prices"), [observed_at]).df()
     return quality.screen(offers, previous, cited)
 
