@@ -30,12 +30,13 @@ from pricewatch.claims.report import write_report
 from pricewatch.replays import uses_browser
 from spiders.arrakis import parse_page
 from tests.conftest import CAPTURES, CAPTURES_SRC
-from tests.inprocess import run_parsed
+from tests.inprocess import capture_ref, run_parsed
 from warehouse import db
 
 ARRAKIS_URL = "https://arrakis.cloud/ja/gpus.html.md"
 NIGHT = datetime(2026, 11, 1, 17, 40, tzinfo=timezone.utc)
 HOSTILE = "<script>alert('pw')</script>"
+HOSTILE_URL = "javascript:alert('pw')"
 EVIDENCE_BASE = "https://evidence.example.org/archive"
 # The GPUs the two published pages name (rules/published/: page 1's table rows L40S, A100 80GB,
 # H100, H200, B200, RTX 4090; page 2's RTX 3090, RTX 4090, L40S, RTX 6000 Ada, RTX A6000, A100,
@@ -62,7 +63,8 @@ def _night_of_arrakis():
     assert not parsed.errors
     parsed.offer(sku=HOSTILE, gpu_label="RTX 4090", gpu_count=1, vram_gb=24.0, billing="marketplace",
                  tier="cheapest listing", self_service=True, currency="USD", price_raw="$0.39",
-                 price_unit="gpu_hour", availability="3 GPUs listed")
+                 price_unit="gpu_hour", availability="3 GPUs listed",
+                 capture=capture_ref(HOSTILE_URL, NIGHT))     # a source URL that must never become a link
     return run_parsed("arrakis", parsed, url=ARRAKIS_URL, captured_at=NIGHT)
 
 
@@ -158,7 +160,9 @@ def test_a_hostile_offer_label_is_shown_as_text(page):
     assert "status-drifted" in row.get_attribute("class")
     assert f"1x {HOSTILE} 24GB marketplace/cheapest listing" in row.inner_text()
     assert pg.locator("script").count() == 0
-    assert pg.evaluate("typeof window.alert") == "function"   # no script ran (none could)
+    # its source URL is shown, never linked
+    assert HOSTILE_URL in row.inner_text()
+    assert pg.locator("a[href^='javascript']").count() == 0
     titles = pg.locator("figure.chart figcaption.title").all_inner_texts()
     assert any(HOSTILE in t for t in titles)
 

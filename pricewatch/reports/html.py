@@ -57,7 +57,8 @@ def warc_path(stored) -> str | None:
 
 
 def evidence_url(base: str | None, rel: str | None, record_id: str | None) -> str | None:
-    if not base or not rel:
+    """<base>/<WARC path>?record=<id> (as the alerts link it), only under an http(s) base."""
+    if not http_url(base) or not rel:
         return None
     url = f"{base.rstrip('/')}/{quote(rel)}"
     return url + (f"?record={quote(record_id, safe='')}" if record_id else "")
