@@ -245,3 +245,44 @@ def test_targets_get_their_format_and_templates_escape_and_can_be_overridden(tmp
     (own / "new_gpu_label.title.txt").write_text("NEW LABEL {{ label }}")
     title = render("new_gpu_label", f, AlertConfig(templates=str(own)))["title"]
     assert title == "NEW LABEL " + hostile          # a title is plain text: one line, no control characters
+
+
+def test_the_editor_lists_acks_and_mutes_from_the_cli(history, tmp_path, receiver):
+    from typer.testing import CliRunner
+
+    from pricewatch.cli import app
+    wh, got = history
+    copy = tmp_path / "w.duckdb"
+    shutil.copy(wh.path, copy)
+
+    def cli(*args):
+        result = CliRunner().invoke(app, [*args, "--db", str(copy)], env={"COLUMNS": "300"})
+        return result.exit_code, result.stdout + result.stderr
+
+    (digest,) = got["11-05"][1]
+    mid = fields(digest)["message_id"]
+    code, out = cli("alerts", "--messages")
+    assert code == 0 and mid in out and "page_digest" in out
+    code, out = cli("alerts", "show", mid)
+    assert code == 0 and out.startswith(digest["payload"]["title"]) and "Prices that moved:" in out
+    # An acknowledged message still waiting for delivery is not sent.
+    con = db.connect(str(copy))
+    con.execute("UPDATE alert_messages SET state = 'pending' WHERE message_id = ?", [mid])
+    con.close()
+    assert cli("alerts", "ack", mid, "--note", "updating the page")[0] == 0
+    before = len(receiver.got)
+    con = db.connect(str(copy))
+    try:
+        result = deliver_alerts(con, AlertConfig(urls=(f"json://127.0.0.1:{receiver.port}/hook",)))
+        (state,) = con.execute("SELECT state FROM alert_messages WHERE message_id = ?", [mid]).fetchone()
+    finally:
+        con.close()
+    assert (result["sent"], state, len(receiver.got) - before) == (0, "acked", 0)
+    code, out = cli("alerts", "mute", "--provider", "thunder_compute", "--until", "2030-01-01", "--reason", "flapping")
+    assert code == 0 and "muted provider:thunder_compute until 2030-01-01" in out
+    code, out = cli("alerts")
+    assert code == 0 and "provider:thunder_compute" in out and "flapping" in out
+    assert cli("alerts", "mute", "--gpu", "H100", "--until", "2020-01-01")[1].strip() == \
+        "error: --until 2020-01-01 is not in the future"
+    assert cli("alerts", "ack", "nope")[0] == 1
+    assert cli("alerts", "unmute", "provider:thunder_compute")[0] == 0
