@@ -16,7 +16,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
+from prefect.utilities.annotations import quote
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.states import Failed
 from prefect.tasks import exponential_backoff
@@ -44,8 +46,10 @@ CRAWL_RETRIES = 2
 _GROUPS: dict[str, RunCrawls] = {}
 
 
+# The crawl, validate and load steps are never cached (a crawl is of its night): NO_CACHE also
+# spares hashing their inputs (crawl results, DataFrames) on every call.
 @task(name="crawl", task_run_name="crawl-{provider}", retries=CRAWL_RETRIES,
-      retry_delay_seconds=exponential_backoff(backoff_factor=10), retry_jitter_factor=0.5)
+      retry_delay_seconds=exponential_backoff(backoff_factor=10), retry_jitter_factor=0.5, cache_policy=NO_CACHE)
 def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir: str | None,
                    shared: bool = False) -> collect.CrawlResult:
     """One provider's crawl. ``shared``: its first attempt is the run's crawl of it, started
@@ -69,7 +73,7 @@ def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir:
     return result
 
 
-@task(name="validate", task_run_name="validate-{provider}")
+@task(name="validate", task_run_name="validate-{provider}", cache_policy=NO_CACHE)
 def validate_crawl(provider: str, result: collect.CrawlResult | None, error: str | None,
                    previous_counts: list[int]) -> collect.ProviderOutcome:
     if result is None:
@@ -138,7 +142,7 @@ class LoadResult:
         return self.loaded
 
 
-@task(name="load")
+@task(name="load", cache_policy=NO_CACHE)
 def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> LoadResult:
     """Stores the runs earlier nights spooled, then this one, each in its own transaction.
 
@@ -304,7 +308,8 @@ def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], sc
         fut.wait()   # as_completed does not: the final state is only known once waited for
         state = fut.state
         if state.is_completed():
-            outcome = validate_crawl(provider, fut.result(), None, history.get(provider, []))
+            # quote: the crawl result (every offer) is handed over as is, not walked for futures.
+            outcome = validate_crawl(provider, quote(fut.result()), None, history.get(provider, []))
         else:
             outcome = validate_crawl(provider, None, _state_error(provider, state), [])
         level = logger.info if outcome.status == "ok" else logger.error

@@ -247,11 +247,13 @@ def write_serve_record(home: Path, api_url: str) -> None:
     (home / SERVE_RECORD).write_text(json.dumps({"api_url": api_url, "pid": os.getpid()}))
 
 
-def served_api_url(timeout_s: float = 1.0) -> str | None:
-    """The API of a `pricewatch serve` running from this checkout (its record in
-    <checkout>/.prefect, its process alive, /api/health answering), else None."""
+def served_api_url(home: Path | None = None, timeout_s: float = 1.0) -> str | None:
+    """The API of a `pricewatch serve` running on ``home`` (default <checkout>/.prefect, as
+    `pricewatch serve` without --home): its record there, its process alive, /api/health
+    answering; else None."""
     try:
-        record = json.loads((checkout_root() / SERVE_HOME / SERVE_RECORD).read_text())
+        home = home if home is not None else checkout_root() / SERVE_HOME
+        record = json.loads((Path(home) / SERVE_RECORD).read_text())
         os.kill(int(record["pid"]), 0)
         url = str(record["api_url"])
         with urllib.request.urlopen(f"{url}/health", timeout=timeout_s) as resp:

@@ -278,6 +278,8 @@ def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigte
             time.sleep(1)
             workers = api(srv, "POST", f"/work_pools/{POOL}/workers/filter", {})
         assert workers and workers[0]["status"] == "ONLINE"
+        # What `pricewatch run` looks for (in <checkout>/.prefect by default) to use this server.
+        assert service.served_api_url(tmp_path / "prefect") == srv.api
 
         t = time.monotonic()
         os.kill(proc.pid, signal.SIGTERM)  # serve itself, not its group: it must stop its children
@@ -286,5 +288,7 @@ def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigte
         for name, pid in pids.items():
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
+        assert not (tmp_path / "prefect" / service.SERVE_RECORD).exists()
+        assert service.served_api_url(tmp_path / "prefect") is None
     finally:
         service.stop_group(proc)
