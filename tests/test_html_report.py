@@ -10,6 +10,7 @@ the shipped page with two edits) in which
 * H100's cheapest listing moves from $1.65 to $1.59 (the shipped page prints
   "| [H100](/ja/gpus/h100.html.md) | 80 GB | 72 | $1.65 |"; page 2 prints "$1.65" for it), and
 * a hostile listing appears: an RTX 4090 whose provider id is ``<script>alert('pw')</script>``
+  (after a right-to-left override character), its source URL ``javascript:alert('pw')``,
   at $0.39 per GPU-hour, cheaper than the $0.41 page 2 prints for the RTX 4090.
 
 `pricewatch report` (write_report, which calls the HTML report) writes the report of that night.
@@ -37,6 +38,7 @@ ARRAKIS_URL = "https://arrakis.cloud/ja/gpus.html.md"
 NIGHT = datetime(2026, 11, 1, 17, 40, tzinfo=timezone.utc)
 HOSTILE = "<script>alert('pw')</script>"
 HOSTILE_URL = "javascript:alert('pw')"
+BIDI = "\u202e"     # right-to-left override: would show the text after it reversed
 EVIDENCE_BASE = "https://evidence.example.org/archive"
 # The GPUs the two published pages name (rules/published/: page 1's table rows L40S, A100 80GB,
 # H100, H200, B200, RTX 4090; page 2's RTX 3090, RTX 4090, L40S, RTX 6000 Ada, RTX A6000, A100,
@@ -61,7 +63,7 @@ def _night_of_arrakis():
                                                                                  "2026年11月1日 17:40 UTC")
     parsed = parse_page(text, ARRAKIS_URL)
     assert not parsed.errors
-    parsed.offer(sku=HOSTILE, gpu_label="RTX 4090", gpu_count=1, vram_gb=24.0, billing="marketplace",
+    parsed.offer(sku=BIDI + HOSTILE, gpu_label="RTX 4090", gpu_count=1, vram_gb=24.0, billing="marketplace",
                  tier="cheapest listing", self_service=True, currency="USD", price_raw="$0.39",
                  price_unit="gpu_hour", availability="3 GPUs listed",
                  capture=capture_ref(HOSTILE_URL, NIGHT))     # a source URL that must never become a link
@@ -160,6 +162,7 @@ def test_a_hostile_offer_label_is_shown_as_text(page):
     assert "status-drifted" in row.get_attribute("class")
     assert f"1x {HOSTILE} 24GB marketplace/cheapest listing" in row.inner_text()
     assert pg.locator("script").count() == 0
+    assert BIDI not in pg.content()                           # control and format characters dropped
     # its source URL is shown, never linked
     assert HOSTILE_URL in row.inner_text()
     assert pg.locator("a[href^='javascript']").count() == 0

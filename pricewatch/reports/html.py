@@ -16,6 +16,7 @@ run; the regenerated pages with their "needs an editor" sentences.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from datetime import timezone
 from decimal import Decimal
@@ -36,7 +37,16 @@ STATUSES = ("holds", "drifted", "unverifiable")
 MAX_OFFER_CHARTS = 40
 _HTTP = re.compile(r"^https?://", re.I)
 
-_env = jinja2.Environment(loader=jinja2.PackageLoader("pricewatch.reports", "templates"),
+def _inert(value):
+    """Every value printed by the template: a string loses its control and format characters
+    (escape sequences, bidi overrides, zero-width joiners: text.plain's rule, without its cap),
+    then autoescape makes it text. Our own markup (Markup: SVG, the page views) is kept."""
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return "".join(ch for ch in value if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+
+
+_env = jinja2.Environment(loader=jinja2.PackageLoader("pricewatch.reports", "templates"), finalize=_inert,
                           autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
