@@ -190,17 +190,22 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
     snapshot order for the cheapest spells) in ONE transaction, all or nothing; runs already in
     the warehouse are skipped. Each run's offers are screened by the quality gate against what
     was stored before it (the earlier runs of the batch included) unless they carry held_reason.
-    Returns the run ids stored."""
+    When every run's offers carry held_reason already (a replay of stored or spooled runs), the
+    batch is inserted in bulk, one INSERT per table, and the derived state of its providers is
+    rebuilt once, set-based (warehouse/spells.py rebuild). Returns the run ids stored."""
     ensure_migrated(con)
+    runs = [(tuple(item) + (None,))[:4] for item in runs]
     stored: list[str] = []
     con.execute("BEGIN")
     try:
         sync_catalog(con)
         sync_sources_if_changed(con)   # the sources table, from the spider classes
-        for item in runs:
-            run, provider_runs, offers, facts = (tuple(item) + (None,))[:4]
-            if _store_run(con, run, provider_runs, offers, facts):
-                stored.append(run["run_id"])
+        if len(runs) > 1 and all(not len(o) or "held_reason" in o.columns for _, _, o, _ in runs):
+            stored = _store_bulk(con, runs)
+        else:
+            for run, provider_runs, offers, facts in runs:
+                if _store_run(con, run, provider_runs, offers, facts):
+                    stored.append(run["run_id"])
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")
@@ -208,15 +213,48 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
     return stored
 
 
+def _refuse_duplicates(offers: pd.DataFrame) -> None:
+    """The uniqueness of (run_id, provider, offer_key), enforced at load (offers has no key)."""
+    if not len(offers):
+        return
+    duplicated = offers.duplicated(["run_id", "provider", "offer_key"], keep=False)
+    if duplicated.any():
+        keys = sorted({f"{p} {k!r}" for p, k in offers.loc[duplicated, ["provider", "offer_key"]].itertuples(index=False)})
+        run_id = offers.loc[duplicated, "run_id"].iloc[0]
+        raise ValueError(f"run {run_id}: offer stored twice in one run: " + "; ".join(keys[:3])
+                         + (f" and {len(keys) - 3} more" if len(keys) > 3 else ""))
+
+
+def _store_bulk(con, runs: list[tuple]) -> list[str]:
+    """Pre-screened runs: one INSERT per table for the whole batch, then one set-based rebuild of
+    the derived state of the providers whose successful runs it adds."""
+    known = {r for (r,) in con.execute("SELECT run_id FROM runs WHERE list_contains(?, run_id)",
+                                        [[r["run_id"] for r, *_ in runs]]).fetchall()}
+    new = [(r, pr, o, f) for r, pr, o, f in runs if r["run_id"] not in known]
+    new = list({r["run_id"]: (r, pr, o, f) for r, pr, o, f in new}.values())
+    if not new:
+        return []
+    frames = {name: [x for x in (item[i] for item in new) if x is not None and len(x)]
+              for i, name in ((1, "provider_runs"), (2, "offers"), (3, "source_facts"))}
+    offers = pd.concat(frames["offers"], ignore_index=True) if frames["offers"] else pd.DataFrame()
+    _refuse_duplicates(offers)
+    insert_frame(con, "runs", pd.DataFrame([r for r, *_ in new]), RUN_COLUMNS)
+    provider_runs = pd.concat(frames["provider_runs"], ignore_index=True) if frames["provider_runs"] else pd.DataFrame()
+    insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
+    insert_frame(con, "offers", offers, OFFER_COLUMNS)
+    if frames["source_facts"]:
+        insert_frame(con, "source_facts", pd.concat(frames["source_facts"], ignore_index=True), FACT_COLUMNS)
+    if len(provider_runs):
+        touched = sorted(set(provider_runs.loc[provider_runs["status"] == "ok", "provider"]))
+        if touched:
+            spells.rebuild(con, touched)
+    return [r["run_id"] for r, *_ in new]
+
+
 def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts) -> bool:
     if run_exists(con, run["run_id"]):
         return False
-    if len(offers):
-        duplicated = offers.duplicated(["provider", "offer_key"], keep=False)
-        if duplicated.any():   # the uniqueness of (run_id, provider, offer_key), enforced here
-            keys = sorted({f"{p} {k!r}" for p, k in offers.loc[duplicated, ["provider", "offer_key"]].itertuples(index=False)})
-            raise ValueError(f"run {run['run_id']}: offer stored twice in one run: " + "; ".join(keys[:3])
-                             + (f" and {len(keys) - 3} more" if len(keys) > 3 else ""))
+    _refuse_duplicates(offers)
     if len(offers) and "held_reason" not in offers.columns:
         offers = screen_offers(con, offers, run["observed_at"])
     insert_rows(con, "runs", [run], RUN_COLUMNS)
