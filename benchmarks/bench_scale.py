@@ -257,7 +257,7 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
     con.close()
     out["file_mb"] = path.stat().st_size / 1e6
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    out["file_mb_without_offers_pk"] = size_without_pk(path)
+    out["pk"] = pk_cost(path)
     path.unlink()
     return out
 
@@ -306,23 +306,29 @@ def bench_nightly(con, repeat: int) -> dict:
     return {"offers": len(frames[0][2]), "load_ms": statistics.median(loads), "raw_ms": statistics.median(raw)}
 
 
-def size_without_pk(path: Path) -> float:
-    """The same file with offers rebuilt without its primary key (what the key costs)."""
+def pk_cost(path: Path) -> dict:
+    """What a PRIMARY KEY (run_id, provider, offer_key) on offers would cost (migration 027 dropped
+    it): the warehouse's offers copied into two fresh files, without and with the key, side by
+    side: each file's size and the time of the insert."""
     import duckdb
-    copy = path.with_name("nopk.duckdb")
-    con = duckdb.connect(str(copy))
-    con.execute(f"ATTACH '{path}' AS src (READ_ONLY)")
-    for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'src'").fetchall():
-        if table == "offers":
-            con.execute("CREATE TABLE offers AS SELECT * FROM src.offers")
-        else:
-            con.execute(f"CREATE TABLE \"{table}\" AS SELECT * FROM src.\"{table}\"")
-    con.execute("DETACH src")
-    con.execute("CHECKPOINT")
-    con.close()
-    size = copy.stat().st_size / 1e6
-    copy.unlink()
-    return size
+    out = {}
+    for name, key in (("without", False), ("with", True)):
+        copy = path.with_name(f"offers-{name}-pk.duckdb")
+        con = duckdb.connect(str(copy))
+        con.execute("SET enable_progress_bar = false")
+        con.execute(f"ATTACH '{path}' AS src (READ_ONLY)")
+        con.execute("CREATE TABLE offers AS SELECT * FROM src.offers LIMIT 0")
+        if key:
+            con.execute("ALTER TABLE offers ADD PRIMARY KEY (run_id, provider, offer_key)")
+        t = time.perf_counter()
+        con.execute("INSERT INTO offers SELECT * FROM src.offers")
+        con.execute("CHECKPOINT")
+        out[f"insert_s_{name}_pk"] = time.perf_counter() - t
+        con.execute("DETACH src")
+        con.close()
+        out[f"file_mb_{name}_pk"] = copy.stat().st_size / 1e6
+        copy.unlink()
+    return out
 
 
 def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
@@ -431,7 +437,12 @@ def report(results: list[dict], backfill: dict) -> None:
     print("| spells backfill, set-based (migration 025) | " + " | ".join(f"{r['spells_backfill_s']:.1f} s" for r in results) + " | |")
     print("| generate the history in SQL | " + " | ".join(f"{r['generate_s']:.1f} s ({r['runs']} runs)" for r in results) + " | |")
     print("| claim evaluations stored | " + " | ".join(f"{r['claim_evaluations']:,}" for r in results) + " | |")
-    print("| file size (offers PK / no PK) | " + " | ".join(f"{r['file_mb']:.0f} / {r['file_mb_without_offers_pk']:.0f} MB" for r in results) + " | |")
+    print("| warehouse file | " + " | ".join(f"{r['file_mb']:.0f} MB" for r in results) + " | |")
+    if all("pk" in r for r in results):
+        print("| offers alone, no key / with PRIMARY KEY: file | " + " | ".join(
+            f"{r['pk']['file_mb_without_pk']:.0f} / {r['pk']['file_mb_with_pk']:.0f} MB" for r in results) + " | |")
+        print("| offers alone, no key / with PRIMARY KEY: insert | " + " | ".join(
+            f"{r['pk']['insert_s_without_pk']:.1f} / {r['pk']['insert_s_with_pk']:.1f} s" for r in results) + " | |")
     print("| peak RSS | " + " | ".join(f"{r['peak_rss_mb']:.0f} MB" for r in results) + " | |")
     print()
     b = backfill
