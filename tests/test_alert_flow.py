@@ -40,8 +40,7 @@ def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch,
         assert second["alerts"]["sent"] == 1 and second["alerts"]["pending"] == 0
         (sent,) = [json.loads(req.data) for req, _ in server.log]
         assert sent["title"].startswith("Which GPU is best for fine-tuning Llama 70B?: ")
-        assert ("Thunder Compute 1x a100xl 80GB on-demand/prototyping: $1.09/h -> $1.05/h (-3.67%, cheaper)"
-                in sent["message"])
+        assert "$1.09/h → **$1.05/h** (-3.67%, cheaper)" in sent["message"]
     finally:
         server.clear()
         server.stop()

@@ -70,7 +70,7 @@ def test_implausible_drop_is_held_then_sent_once_the_next_run_confirms_it(tmp_pa
     # One message for the page: the price move and the claims it made false.
     (sent,) = [p for _, p in receiver.payloads]
     assert sent["title"].startswith("Which GPU is best for fine-tuning Llama 70B?: ") and sent["type"] == "warning"
-    assert "$1.09/h -> $0.39/h (-64.22%, cheaper)" in sent["message"]
+    assert "$1.09/h → **$0.39/h** (-64.22%, cheaper)" in sent["message"]
     assert "g-cite-thunder-a100" in sent["message"] and "confirmed by the provider's next run" in sent["message"]
     assert "g-ratio-full-vs-qlora" in sent["message"]
 
@@ -152,8 +152,10 @@ def test_failed_delivery_stays_pending_and_is_delivered_on_the_next_run(tmp_path
     (price,) = by_path["/hook"]
     assert price["title"].startswith("Which GPU is best for fine-tuning Llama 70B?: ")
     assert price["type"] == "warning" and price["version"] == "1.0"
+    assert "$1.09/h → **$1.05/h** (-3.67%, cheaper), seen 2026-11-05 02:00 UTC" in price["message"]   # Markdown
+    (stored,) = wh.messages(changed)
     assert (f"Thunder Compute {A100}: $1.09/h -> $1.05/h (-3.67%, cheaper), seen 2026-11-05 02:00 UTC "
-            "(before: seen 2026-10-29 02:00 UTC)") in price["message"]
+            "(before: seen 2026-10-29 02:00 UTC)") in stored["body_text"]
     assert len(by_path["/hook"]) == len(by_path["/audit"]) == 1
 
     # Delivered alerts are not sent again.

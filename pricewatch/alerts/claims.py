@@ -107,10 +107,7 @@ def dependencies() -> list[tuple[str, str]]:
 
 def _source_line(con, run: _Run, provider: str) -> tuple[str, str]:
     """One line per failing source: how long, since when, its latest error (once)."""
-    rows = _rows(con, """SELECT pr.run_id, pr.status, pr.error, pr.observed_at FROM provider_runs pr
-                         JOIN run_sequence s USING (run_id)
-                         WHERE pr.provider = ? AND s.seq <= ? AND pr.status <> 'not attempted' ORDER BY s.seq DESC""",
-                    [provider, run.seq])
+    rows = [h for h in _rows(con, sql("provider_history"), [run.seq, run.run_id]) if h["provider"] == provider]
     streak = _streak(rows)
     since = f" since {streak[-1]['observed_at']:{UTC_FMT}}" if streak else ""
     error = _unprefixed(provider, streak[0]["error"] if streak else None)

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 from pricewatch.alerts.model import Alert, _Run
 from pricewatch.alerts.render import UTC_FMT, S, _L
-from pricewatch.alerts.store import _rows
+from pricewatch.alerts.store import _rows, sql
 from pricewatch.config import AlertConfig
 
 
 def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
     out = []
     # A provider that was not attempted (not in a replayed archive, or disabled) did not fail.
-    for (provider,) in con.execute("""SELECT DISTINCT provider FROM provider_runs
-                                      WHERE run_id = ? AND status <> 'not attempted' ORDER BY 1""",
-                                   [run.run_id]).fetchall():
-        history = _rows(con, """
-            SELECT pr.run_id, pr.status, pr.error, pr.observed_at FROM provider_runs pr JOIN run_sequence s USING (run_id)
-            WHERE pr.provider = ? AND s.seq <= ? AND pr.status <> 'not attempted' ORDER BY s.seq DESC""",
-                        [provider, run.seq])
+    histories: dict[str, list[dict]] = {}
+    for h in _rows(con, sql("provider_history"), [run.seq, run.run_id]):
+        histories.setdefault(h["provider"], []).append(h)
+    for provider, history in sorted(histories.items()):
         if history[0]["status"] == "ok":
             streak = _streak(history[1:])
             if len(streak) >= cfg.failed_runs_threshold:
