@@ -150,6 +150,8 @@ class CivoSpider(PriceSpider):
     allowed_domains = ["civo.com"]
     pricing_url = "https://www.civo.com/pricing"
     family = "neocloud"
+    unit = "USD per instance-hour"
+    capture = "real"
     robots = "unknown (not checked offline)"
     terms = ("Not checked offline. We read only the public pricing page, once a day, with our "
              "contact User-Agent and robots.txt obeyed.")

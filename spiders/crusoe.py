@@ -114,6 +114,8 @@ class CrusoeSpider(PriceSpider):
     allowed_domains = ["crusoe.ai"]
     pricing_url = "https://www.crusoe.ai/cloud/pricing"
     family = "neocloud"
+    unit = "USD per GPU-hour"
+    capture = "real"
     robots = "unknown (not checked offline)"
     terms = ("Not checked offline. We read only the public pricing page (the API is HMAC-signed "
              "and has no prices), once a day, with our contact User-Agent and robots.txt obeyed.")

@@ -98,6 +98,8 @@ class DigitalOceanSpider(PriceSpider):
     allowed_domains = ["docs.digitalocean.com"]
     pricing_url = "https://docs.digitalocean.com/products/droplets/details/pricing/"
     family = "neocloud"
+    unit = "USD per Droplet-hour"
+    capture = "real"
     robots = "unknown (not checked offline)"
     terms = ("Not checked offline. We read the public product documentation page (not the "
              "authenticated /v2/sizes API), once a day, with our contact User-Agent and robots.txt obeyed.")

@@ -141,6 +141,8 @@ class E2ENetworksSpider(PriceSpider):
     allowed_domains = ["e2enetworks.com"]
     pricing_url = "https://www.e2enetworks.com/pricing?region=us"
     family = "neocloud"
+    unit = "USD per GPU-hour (table); INR per hour (JSON-LD)"
+    capture = "real"
     robots = "unknown (not checked offline)"
     terms = ("Terms not checked offline. The page itself invites machine reading (its HTML comment for "
              "agents points to /pricing.json and its application/ld+json tags); we read the public "

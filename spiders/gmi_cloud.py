@@ -76,6 +76,8 @@ class GmiCloudSpider(PriceSpider):
     allowed_domains = ["gmicloud.ai"]
     pricing_url = "https://www.gmicloud.ai/en/pricing"
     family = "neocloud"
+    unit = "USD per GPU-hour"
+    capture = "real"
     robots = "unknown (not checked offline)"
     terms = ("Not checked offline. We read only the public pricing page, once a day, with our "
              "contact User-Agent (a default library User-Agent is refused with 403) and robots.txt obeyed.")

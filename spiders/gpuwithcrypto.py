@@ -153,12 +153,6 @@ class GpuWithCryptoSpider(PriceSpider):
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "composed"
-    family = "own"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "our own site: collection is ours to allow"
-    cadence = "daily"
-    unit = "USD per GPU-hour"
-    capture = "composed"
     pricing_url = "https://gpuwithcrypto.com/ja/gpus.html.md"
 
     page_parser = staticmethod(parse_page)

@@ -109,6 +109,8 @@ class HotAisleSpider(PriceSpider):
     allowed_domains = ["hotaisle.xyz"]
     pricing_url = "https://hotaisle.xyz/pricing"
     family = "neocloud"
+    unit = "USD per GPU-hour"
+    capture = "real"
     robots = "unknown (not checked offline; the page's robots meta says 'index, follow')"
     terms = ("Not checked offline. We read only the public pricing page, once a day, with our "
              "contact User-Agent and robots.txt obeyed.")

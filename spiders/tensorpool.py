@@ -109,6 +109,8 @@ class TensorPoolSpider(PriceSpider):
     allowed_domains = ["tensorpool.dev"]
     pricing_url = "https://tensorpool.dev/pricing"
     family = "neocloud"
+    unit = "USD per GPU-hour"
+    capture = "real"
     robots = "unknown (not checked offline)"
     terms = ("Not checked offline (the page links /terms). We read only the public pricing page, once "
              "a day, with our contact User-Agent and robots.txt obeyed.")
