@@ -96,7 +96,8 @@ def claim_status_basis(con, run: _Run, cfg: AlertConfig) -> list[dict]:
     from), whether that is a short outage (quiet), and its last status that counts."""
     edges = dependencies()
     return _rows(con, sql("claim_status_basis"), [run.run_id, run.seq, cfg.failed_runs_threshold,
-                                                  [c for c, _ in edges], [r for _, r in edges]])
+                                                  [c for c, _ in edges], [r for _, r in edges],
+                                                  cfg.failed_runs_threshold + 2])
 
 
 def dependencies() -> list[tuple[str, str]]:

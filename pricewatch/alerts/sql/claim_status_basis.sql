@@ -8,27 +8,52 @@
 --                   was never verified before (its first real status is like a new claim's)
 --   before_run_id   the run of that status
 -- A snapshot evaluated again under new rules (claim_evaluations.trigger 'rules') counts once,
--- by its latest evaluation. Set-based: nothing of the history is read into Python.
-WITH RECURSIVE evals AS (
-    SELECT e.run_id, e.claim_id, e.status, e.rules_version, s.seq
-    FROM claim_evaluations e JOIN run_sequence s USING (run_id)
-    WHERE s.seq <= $2
+-- by its latest evaluation. Set-based, and bounded: only the last $6 evaluated runs (the
+-- caller passes failed_runs_threshold + 2: a short outage lasts fewer than the threshold runs,
+-- a refuted reading one run) are read in detail; earlier ones only for the last status a claim
+-- had before them and whether it was ever verified. Nothing of the history is read into Python.
+WITH RECURSIVE window_runs AS (     -- the last $6 evaluated runs up to this one
+    SELECT s.run_id, s.seq FROM run_sequence s
+    WHERE s.seq <= $2 AND EXISTS (SELECT 1 FROM claim_evaluations e WHERE e.run_id = s.run_id)
+    ORDER BY s.seq DESC LIMIT $6
+),
+lo AS (SELECT min(seq) AS seq FROM window_runs),
+evals AS (
+    SELECT e.run_id, e.claim_id, e.status, e.rules_version, w.seq
+    FROM claim_evaluations e JOIN window_runs w USING (run_id)
     QUALIFY row_number() OVER (PARTITION BY e.run_id, e.claim_id
                                ORDER BY e.evaluated_at DESC, e.rules_version DESC) = 1
+),
+older AS (     -- before the window: each claim's last status and whether it was ever verified
+    SELECT e.claim_id, arg_max(e.status, s.seq) AS status, arg_max(e.run_id, s.seq) AS run_id,
+           bool_or(e.status <> 'unverifiable') AS verified
+    FROM claim_evaluations e JOIN run_sequence s USING (run_id)
+    WHERE s.seq < (SELECT seq FROM lo)
+    GROUP BY e.claim_id
+),
+pre AS (       -- per provider, before the window: its last success, and the failures since
+    SELECT pr.provider,
+           count(*) FILTER (WHERE pr.status <> 'ok' AND s.seq > coalesce(l.ok_seq, -1)) AS failed_since_ok
+    FROM provider_runs pr JOIN run_sequence s USING (run_id)
+    LEFT JOIN (SELECT pr2.provider, max(s2.seq) AS ok_seq FROM provider_runs pr2 JOIN run_sequence s2 USING (run_id)
+               WHERE pr2.status = 'ok' AND s2.seq < (SELECT seq FROM lo) GROUP BY pr2.provider) l USING (provider)
+    WHERE pr.status <> 'not attempted' AND s.seq < (SELECT seq FROM lo)
+    GROUP BY pr.provider
 ),
 provider_seq AS (
     SELECT pr.provider, pr.run_id, pr.status, s.seq,
            count(*) FILTER (WHERE pr.status = 'ok')
                OVER (PARTITION BY pr.provider ORDER BY s.seq ROWS UNBOUNDED PRECEDING) AS oks
     FROM provider_runs pr JOIN run_sequence s USING (run_id)
-    WHERE pr.status <> 'not attempted' AND s.seq <= $2
+    WHERE pr.status <> 'not attempted' AND s.seq BETWEEN (SELECT seq FROM lo) AND $2
 ),
-streaks AS (   -- how many runs in a row each provider had failed by each run (0: it worked)
-    SELECT provider, run_id,
-           CASE WHEN status = 'ok' THEN 0
-                ELSE row_number() OVER (PARTITION BY provider, oks ORDER BY seq)
-                     - CASE WHEN oks > 0 THEN 1 ELSE 0 END END AS failed_in_a_row
-    FROM provider_seq
+streaks AS (   -- how many runs in a row each provider had failed by each run of the window (0: it worked)
+    SELECT p.provider, p.run_id,
+           CASE WHEN p.status = 'ok' THEN 0
+                ELSE row_number() OVER (PARTITION BY p.provider, p.oks ORDER BY p.seq)
+                     - CASE WHEN p.oks > 0 THEN 1 ELSE 0 END
+                     + CASE WHEN p.oks = 0 THEN coalesce(pre.failed_since_ok, 0) ELSE 0 END END AS failed_in_a_row
+    FROM provider_seq p LEFT JOIN pre USING (provider)
 ),
 direct AS (    -- the unusable inputs of unverifiable evaluations: a failed source, or another reason
     SELECT i.run_id, i.claim_id, CASE WHEN i.input_status = 'failed' THEN i.provider END AS provider,
@@ -66,7 +91,7 @@ quiet AS (
 ),
 refuted AS (   -- statuses only a suspect reading gave, which the next run did not confirm
     SELECT a.run_id, j.value ->> 'claim_id' AS claim_id
-    FROM alerts a, json_each(a.details -> 'claims') j
+    FROM alerts a JOIN window_runs w USING (run_id), json_each(a.details -> 'claims') j
     WHERE a.kind = 'claim_status' AND a.state = 'suppressed' AND a.details ->> 'suppressed_because' IS NULL
 ),
 told AS (
@@ -75,10 +100,15 @@ told AS (
       AND NOT EXISTS (SELECT 1 FROM refuted r WHERE r.run_id = e.run_id AND r.claim_id = e.claim_id)
       AND NOT EXISTS (SELECT 1 FROM quiet q WHERE q.run_id = e.run_id AND q.claim_id = e.claim_id AND q.quiet)
 ),
-before AS (
+in_window AS (
     SELECT claim_id, arg_max(run_id, seq) AS run_id, arg_max(status, seq) AS status,
            bool_or(status <> 'unverifiable') AS verified
     FROM told GROUP BY claim_id
+),
+before AS (
+    SELECT claim_id, coalesce(w.run_id, o.run_id) AS run_id, coalesce(w.status, o.status) AS status,
+           coalesce(w.verified, false) OR coalesce(o.verified, false) AS verified
+    FROM in_window w FULL JOIN older o USING (claim_id)
 )
 SELECT e.claim_id, q.failing AS now_failing, coalesce(q.quiet, false) AS now_quiet,
        CASE WHEN b.verified THEN b.status END AS before_status,
