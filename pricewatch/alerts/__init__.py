@@ -1,8 +1,10 @@
 """Alerts: what changed in a run that the editor of the published pages must hear about.
 
-`derive_alerts(con, run_id, config)` compares a run's snapshot with the one before it and
-stores one alert per state change; `deliver_alerts(con, config)` sends the pending ones through
-apprise (pricewatch/notify.py) and keeps what failed for the next delivery.
+`derive_alerts(con, run_id, config)` compares a run's snapshot with the one before it, stores
+one alert event per state change (table alerts) and composes the messages people receive
+(table alert_messages: one digest per run and page, one per source outage or recovery, per
+rules change, per new GPU label); `deliver_alerts(con, config)` sends the pending messages
+through apprise (pricewatch/notify.py) and keeps what failed for the next delivery.
 
 - price_changed     an offer the claims cited moved (old, new, percent, every claim citing it)
 - offer_disappeared a cited offer is gone from a successful run of its provider, or unpriced
@@ -12,6 +14,7 @@ apprise (pricewatch/notify.py) and keeps what failed for the next delivery.
 - source_failing    a source failed N runs in a row (once per failure streak)
 - source_recovered  that source works again
 - new_gpu_label     a provider lists a GPU label the catalog does not know (once per label)
+- rule_change       the rules changed what claims say on the same snapshot (once per version)
 
 How the package is cut (one job per module):
 
@@ -23,6 +26,13 @@ How the package is cut (one job per module):
 - sources.py  source_failing, source_recovered, new_gpu_label
 - deliver.py  deliver_alerts and list_alerts
 - render.py   alert text: source strings made safe per output, bodies cut at BODY_MAX_CHARS
+- rulechange.py rule_change
+- mutes.py    mute rules and acks (muted events are recorded, never sent)
+- compose.py  events -> messages (what an editor receives), with their structured fields
+- templating.py  Jinja2 templates per message kind and format (templates/), escaping, fitting
+- pageinfo.py, evidence_links.py  page title/URL, provider names, sentences; evidence links
+- cli.py      `pricewatch alerts` (list, show, ack, mute, unmute)
+- sql/        the set-based queries derivation and delivery run
 - store.py    warehouse helpers shared by the modules above
 
 Each module's docstring says the rules of its part (suspect readings, backfill, a first
