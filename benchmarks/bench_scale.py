@@ -46,6 +46,7 @@ N_PROVIDERS = 30
 OFFERS_PER_PROVIDER = 300
 STEP = timedelta(minutes=15)
 END = datetime(2026, 11, 30, 2, tzinfo=timezone.utc)
+MEMORY_LIMIT = os.environ.get("BENCH_MEMORY_LIMIT", "8GB")   # DuckDB spills beyond it (shared 24 GiB machine)
 
 
 def template_offers(work: Path):
@@ -193,6 +194,7 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
     out: dict = {"size": n_rows, "times": {}, "baselines": {}}
     path = Path(tempfile.mkdtemp(prefix="bench-scale-")) / "scale.duckdb"
     con = db.connect(path)
+    con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")   # the old window views at 10M peaked at 18 GB
     db.migrate(con)
     tmpl = pd.read_pickle(tmpl_path)
     out.update(build(con, tmpl, n_rows))
@@ -413,6 +415,9 @@ def main() -> None:
                                          env=os.environ).stdout.splitlines()[-1]) for n in args.sizes]
     backfill = json.loads(subprocess.run(me + ["--backfill", "--backfill-runs", str(args.backfill_runs)], check=True,
                                          capture_output=True, text=True).stdout.splitlines()[-1])
+    raw = Path(tempfile.gettempdir()) / "bench_scale.json"
+    raw.write_text(json.dumps({"sizes": results, "backfill": backfill}, default=str, indent=1))
+    print(f"raw figures: {raw}", file=sys.stderr)
     report(results, backfill)
 
 
@@ -422,11 +427,13 @@ def report(results: list[dict], backfill: dict) -> None:
     print(f"| what | {head} | growth |\n|---|" + "---|" * len(results) + "---|")
     first, lastr = results[0], results[-1]
     keys = list(lastr["times"])
+    def name(key: str) -> str:   # a view's row count differs per size: "view x (1,234 rows)" -> "view x"
+        return key.split(" (")[0] if key.startswith("view ") else key
     for k in keys:
-        label = k.split(" (")[0] if k.startswith("view ") else k
+        label = name(k)
         cells, vals = [], []
         for r in results:
-            match = next((v for kk, v in r["times"].items() if kk.split(" (")[0] == label), None)
+            match = next((v for kk, v in r["times"].items() if name(kk) == label), None)
             vals.append(match)
             base = r["baselines"].get(label)
             cells.append("-" if match is None else f"{match:.0f} ms" + (f" (old {base:.0f} ms, {base / match:.0f}x)" if base else ""))
