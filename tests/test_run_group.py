@@ -52,6 +52,34 @@ def test_a_crash_of_the_shared_process_fails_each_unreported_provider_with_a_lin
         assert outcome.status == "failed" and outcome.error.startswith(f"{p}: crawl did not finish (exit -9)")
 
 
+def test_a_provider_the_crashed_shared_process_did_not_report_is_retried_alone(tmp_path, on_prefect):
+    """A live run: the shared process dies before massed_compute's crawl ended; the crawl task
+    (flows/nightly.py, the real Prefect task and its retry) crawls it again in a process of its
+    own. No internet here, so that retry ends in DNS failures, which are not retried again."""
+    from prefect import flow
+
+    from flows import nightly as flow_module
+    workdir, archive = str(tmp_path), str(tmp_path / "archive")
+    crawls = RunCrawls(["massed_compute"], tmp_path / "shared", None, tmp_path / "archive")
+    os.killpg(crawls.own.proc.pid, signal.SIGKILL)
+    crashed = crawls.result("massed_compute")
+    assert crashed.transient_failure()
+    flow_module._GROUPS[workdir] = crawls
+
+    @flow(name="test-crawl-retry")
+    def crawl_once():
+        task = flow_module.crawl_provider.with_options(retry_delay_seconds=0, retry_jitter_factor=None)
+        return task("massed_compute", workdir, None, archive, shared=True)
+
+    try:
+        result = crawl_once()
+    finally:
+        flow_module._GROUPS.pop(workdir, None)
+    assert result.attempts == 2 and result.returncode == 0
+    assert result.report["network_faults"] == {"dns": 2}      # robots.txt and the pricing page
+    assert result.transient_failure() is None
+
+
 def test_crawled_ahead_results_are_taken_by_their_run_only(tmp_path):
     """`pricewatch run --replay captures`: every dated folder's providers crawl at once; a run
     takes its own (same provider, same folder), a run of another folder crawls itself."""
