@@ -40,11 +40,8 @@ def _catalog_rows(catalog) -> tuple[pd.DataFrame, pd.DataFrame, str]:
 
 
 def _last_synced(con, resource: str) -> str | None:
-    """The sha256 of the rows last written for a resource (None: never, or no resource_syncs)."""
-    rows = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'resource_syncs' "
-                       "AND database_name = current_database()").fetchall()
-    if not rows[0][0]:
-        return None
+    """The sha256 of the rows last written for a resource (None: never). The caller has migrated
+    the warehouse (resource_syncs is migration 028)."""
     found = con.execute("SELECT sha256 FROM resource_syncs WHERE resource = ?", [resource]).fetchall()
     return found[0][0] if found else None
 
