@@ -16,7 +16,7 @@ from prefect.states import Completed, Failed
 from flows.nightly import nightly
 from flows.outcome import summary_of
 from pricewatch import collect
-from pricewatch.crawl_group import prefetch
+from pricewatch.crawl_ahead import prefetch
 from pricewatch.replays import scan_archive, uses_browser
 
 

@@ -27,7 +27,7 @@ from flows.outcome import RunFailed
 from flows.outcome import report as finish_run
 from pricewatch import collect
 from pricewatch.sources import default_providers   # disabled-by-default sources run only by name
-from pricewatch.crawl_group import RunCrawls
+from pricewatch.crawl_ahead import RunCrawls
 from pricewatch.replays import scan_archive, uses_browser
 from warehouse import db
 
@@ -53,7 +53,7 @@ _GROUPS: dict[str, RunCrawls] = {}
 def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir: str | None,
                    shared: bool = False) -> collect.CrawlResult:
     """One provider's crawl. ``shared``: its first attempt is the run's crawl of it, started
-    with the run (pricewatch/crawl_group.py RunCrawls: its part of the shared HTTP process, or
+    with the run (pricewatch/crawl_ahead.py RunCrawls: its part of the shared HTTP process, or
     crawled ahead); this task waits for that provider's result only. A browser crawl not
     crawled ahead, and every retry, is a crawl process of its own."""
     from prefect.runtime import task_run

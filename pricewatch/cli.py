@@ -105,7 +105,7 @@ def _check_run(replay, db, as_of, archive_dir, provider) -> list[tuple[Path | No
 
 
 def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log_file) -> None:
-    from pricewatch import crawl_group, runview, service
+    from pricewatch import crawl_ahead, runview, service
     from pricewatch.replays import uses_browser
     db_file = check_db_writable(db)
     out = Console()
@@ -120,8 +120,8 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
                                                          service.stop_run_server(early.pop())))
             # Every dated folder's spiders crawl from now on (the HTTP ones in one process, each
             # browser one in its own), while Prefect is imported and its server starts; each run
-            # then takes its own providers' results (pricewatch/crawl_group.py).
-            stack.enter_context(crawl_group.prefetch([(b, present) for b, present in batches if b is not None],
+            # then takes its own providers' results (pricewatch/crawl_ahead.py).
+            stack.enter_context(crawl_ahead.prefetch([(b, present) for b, present in batches if b is not None],
                                                      browser=uses_browser))
             _quiet_prefect()
             from flows.nightly import nightly, parse_as_of

@@ -14,7 +14,8 @@ import sys
 import pytest
 
 from pricewatch import collect
-from pricewatch.crawl_group import CrawlGroup, RunCrawls, prefetch
+from pricewatch.crawl_ahead import RunCrawls, prefetch
+from pricewatch.crawl_group import CrawlGroup
 from pricewatch.runview import alerts_line
 from tests.conftest import ROOT, clean_env, shipped
 
