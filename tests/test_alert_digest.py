@@ -121,6 +121,7 @@ def test_a_price_change_is_one_digest_naming_the_page_sentences_why_and_evidence
     a100 = claims["g-cite-thunder-a100"]
     assert (a100["published"], a100["was"], a100["now"]) == ("$1.09", "$1.09", "$1.05")
     assert a100["direction"] == "claim now false" and a100["says_ja"] == "A100 80GB 1基はThunder Computeで1時間1.09ドルでした。"
+    assert a100["sentence"] == "A100 80GB 1基はThunder Computeで1時間1.05ドルでした。"   # the page's sentence, regenerated
     assert claims["g-cite-massed-b200x8"]["now"] == "$43.20"       # Lambda's 8 x $5.40
     ratio = claims["g-ratio-full-vs-qlora"]                         # 43.20 / 1.05 = 41.1
     assert (ratio["published"], ratio["now"], ratio["direction"]) == ("40×", "41×", "claim now false")

@@ -114,7 +114,7 @@ def _move(e: dict, cfg: AlertConfig) -> dict:
     run_of = d.get("offer_run_id") or e["run_id"]
     return {"alert_id": e["alert_id"], "kind": kind, "provider": provider, "provider_name": provider_name(provider),
             "offer_key": offer_key, "gpu_model": d.get("gpu_model"), "gpu_count": d.get("gpu_count"),
-            "cited_provider": d.get("cited_provider"), "cited_offer_key": d.get("cited_offer_key"),
+            "cited_provider": provider_name(d.get("cited_provider")), "cited_offer_key": d.get("cited_offer_key"),
             "old": old, "new": new, "percent": d.get("percent"), "direction": direction,
             "seen_at": seen or e["details"].get("seen_at") or e["created_at"], "was_seen_at": was_seen,
             "price_text": d.get("price_text"), "confirmed_by_gate": d.get("screen_note"),
@@ -147,7 +147,7 @@ def _page_digest(con, run: _Run, cfg: AlertConfig, page_id: str, evs: list[dict]
             same += 1
             continue
         claims.append({"claim_id": s["claim_id"], "says": s["says_en"], "says_ja": s["says_ja"],
-                       "sentence": sentence(s["claim_id"], s), "published": s["published_text"], "was": was,
+                       "sentence": sentence(s["claim_id"], run.claims), "published": s["published_text"], "was": was,
                        "now": s["now_text"] if s["now_text"] is not None else "-", "status_before": before,
                        "status": s["now_status"], "direction": _direction(before, s["now_status"], mine),
                        "reason": s["reason"], "moved": [m["alert_id"] for m in mine],

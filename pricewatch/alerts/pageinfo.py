@@ -3,10 +3,8 @@
 - page_info: the page's title (en, ja) and published URL (rules/<page>/page.yaml, page.url;
   a URL containing "PLACEHOLDER" is said to be one, so the editor sets the real address).
 - provider_name: the provider's display name (rules/providers.yaml).
-- sentence: the claim's regenerated sentence, from the page renderer
-  (pricewatch.claims.pages.sentence(claim_id, rows)) when it exists; None otherwise, and the
-  templates print the claim's published wording (says) with its new value. This is the one
-  seam between alerts and the page renderer.
+- sentence: the claim's sentences as the page renderer regenerates them
+  (pricewatch.claims.pages.sentences); the one seam between alerts and the page renderer.
 """
 
 from __future__ import annotations
@@ -34,9 +32,13 @@ def provider_name(provider: str | None) -> str | None:
     return None if provider is None else _rules().provider_name(provider)
 
 
-def sentence(claim_id: str, row: dict) -> str | None:
-    try:
-        from pricewatch.claims.pages import sentence as regenerated
-    except ImportError:
+def sentence(claim_id: str, rows: dict[str, dict]) -> str | None:
+    """The regenerated text of every sentence (or table cell) of the page that prints or asserts
+    the claim (pricewatch.claims.pages.sentences, rows: the run's evaluation of each claim),
+    joined by " / "; None when the claim is on no sentence of the page template."""
+    from pricewatch.claims.pages import sentences
+    rules = _rules()
+    if claim_id not in rules.claims:
         return None
-    return regenerated(claim_id, {claim_id: row})
+    found = [new for _, new in sentences(rules, claim_id, rows)]
+    return " / ".join(found) or None
