@@ -394,3 +394,11 @@ def test_stale_sources_make_their_claims_unverifiable(replayed, tmp_path):
     # Arrakis was read in this very run: page 2's prices still hold.
     assert rows["a-cheapest-h100"][0] == "holds"
     assert not any(s == "holds" and "stale" in (r or "") for s, r, _ in rows.values())
+
+
+def test_claims_reevaluate_with_unchanged_rules_changes_nothing(replayed, tmp_path):
+    import shutil
+    copy = tmp_path / "re.duckdb"
+    shutil.copy(replayed["db"], copy)
+    done = _cli("claims", "--db", str(copy), "--reevaluate", "--status", "drifted")
+    assert "rules unchanged since the latest snapshot was evaluated: nothing to re-evaluate" in done.stdout, done.stderr

@@ -61,10 +61,16 @@ def _reevaluate(db: Optional[Path]) -> None:
     path = Path(db or default_db_path())
     if not path.is_file():
         fail(f"no warehouse at {path} (run `pricewatch run` first)", 1)
+    from pricewatch.alerts import deliver_alerts, derive_alerts
+    from pricewatch.config import ConfigError, load_config
     try:
+        config = load_config()
         with session(path, wait_s=load_wait_s()) as con:
             result = reevaluate_latest(con)
-    except (WarehouseLocked, RulesError) as exc:
+            # The rule change is told as such (one message per page and rules version).
+            alerts = derive_alerts(con, result["run_id"], config) if result else None
+            delivered = deliver_alerts(con, config) if result else None
+    except (WarehouseLocked, RulesError, ConfigError) as exc:
         fail(str(exc), 1)
     out = Console()
     if result is None:
@@ -75,6 +81,12 @@ def _reevaluate(db: Optional[Path]) -> None:
     for c in result["changed"]:
         out.print(cell(f"  {c['change']}: {c['claim_id']} ({c['page']}): {c['old_status'] or '—'} {c['old_text'] or ''}"
                        f" -> {c['new_status'] or '—'} {c['new_text'] or ''}"))
+    out.print(cell(f"alerts: {_count(alerts, 'raised')} raised, {_count(delivered, 'delivered')} delivered"))
+
+
+def _count(result, key: str) -> int:
+    v = (result or {}).get(key, 0)
+    return len(v) if isinstance(v, (list, tuple, set, dict)) else int(v or 0)
 
 
 def register(app: typer.Typer) -> None:
