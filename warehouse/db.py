@@ -3,8 +3,10 @@ lock), apply numbered migrations once (each recorded with the sha256 of its text
 in one transaction, and keep a run that could not be loaded in a spool for the next load.
 
 This module connects (the lock and its waits) and is the public face that names the rest, one
-module per job: warehouse/migrate.py (migrations), warehouse/load.py (loading a run, the quality
-gate, the history reads) and warehouse/spool.py (the spool)."""
+module per job: warehouse/migrate.py (migrations), warehouse/load.py (loading a run or a
+backfill, the quality gate, the history reads), warehouse/spells.py (the state kept at load:
+price spells and latest offers), warehouse/sql_files.py (the named queries of warehouse/sql/) and
+warehouse/spool.py (the spool)."""
 
 from __future__ import annotations
 
