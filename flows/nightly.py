@@ -210,13 +210,15 @@ def deliver_alerts(db_path: str) -> dict:
 # threads here mostly wait. Per-domain politeness is each crawler's own.
 @flow(name="collect-prices", log_prints=True, task_runner=ThreadPoolTaskRunner(max_workers=8))
 def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
-            archive_dir: str = "data/archive", providers: list[str] | None = None):
+            archive_dir: str = "data/archive", providers: list[str] | None = None, write_report: bool = True):
     """Scrape (or replay) every provider, validate, load. Ends Completed when at least one
     provider succeeded (the state message names the others), Failed when none did; the run
     summary is the result (see flows/outcome.py).
 
     replay: a WARC file or folder; only providers present in it run.
     as_of:  ISO-8601 observation time for a replayed run (default: the capture times).
+    write_report: write the editor's report (<db folder>/report/) after the run; a replay of many
+                  dated folders writes it after the last one only.
     """
     logger = get_run_logger()
     db_path = db_path or db.default_db_path()
@@ -286,6 +288,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                       for o in outcomes},
         "claims": claims,
         "alerts": alerts,
+        "write_report": write_report,
     }
     logger.info("run %s: %s%s", run["run_id"], run["summary"],
                 "" if loaded else " (already in the warehouse: nothing changed)")

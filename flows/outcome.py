@@ -165,7 +165,7 @@ def report(summary: dict) -> State:
     """Artifacts, a notice when needed, then the flow's final state. Reporting problems are
     logged, never allowed to turn a loaded run into a failed one."""
     logger = get_run_logger()
-    if summary.get("claims") is not None:
+    if summary.get("claims") is not None and summary.get("write_report", True):
         state = write_report(summary["db"], return_state=True)
         if state.is_completed():
             summary["report"] = state.result()

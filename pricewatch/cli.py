@@ -137,12 +137,14 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
             # (a killed run leaves nothing listening); SIGTERM/SIGINT stop the crawls and the server.
             stack.enter_context(service.run_services(echo=echo, server=early.pop() if early else None, guard=guard))
             stack.enter_context(runview.show_progress(out))
-            for batch, _ in batches:
+            for i, (batch, _) in enumerate(batches):
                 if batch is not None and len(batches) > 1:
                     out.print(esc(f"{batch}:"), soft_wrap=True, highlight=False)
                 # return_state: a run where every provider failed ends Failed but still has a summary.
+                # The editor's report is written once, after the last dated run of a replay.
                 state = nightly(db_path=db_file, replay=str(batch) if batch else None, as_of=as_of,
-                                archive_dir=str(archive_dir), providers=provider, return_state=True)
+                                archive_dir=str(archive_dir), providers=provider,
+                                write_report=i == len(batches) - 1, return_state=True)
                 if guard.signum is not None:
                     break
                 summary = summary_of(state)

@@ -105,6 +105,12 @@ def run_block(summary: dict, out: Console | None = None) -> None:
     if claims:
         out.print("  claims: " + esc(" · ".join(f"{s} {n}" for s, n in (claims.get("counts") or {}).items())),
                   soft_wrap=True, highlight=False)
+        changes = claims.get("rule_changes")
+        if changes:
+            out.print("  " + esc(f"rules/ changed (version {changes['rules_version']}): the snapshot of run "
+                                 f"{changes['run_id']} was evaluated again; {len(changes['changed'])} claim(s) "
+                                 f"moved by the rule change, not by prices (pricewatch claims)", 400),
+                      soft_wrap=True, highlight=False)
     alerts = summary.get("alerts")
     if alerts is not None:
         out.print("  alerts: " + esc(alerts_line(alerts)), soft_wrap=True, highlight=False)
