@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from pricewatch import collect, evidence, wacz
@@ -51,6 +52,7 @@ def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_p
     assert {i["capture"]["warc_record_id"] for i in live} == {i["capture"]["warc_record_id"] for i in replayed.items}
 
 
+@pytest.mark.slow   # heavy (real processes, ~15-35 s): CI runs it with -m slow
 def test_a_browser_page_is_archived_as_received_and_its_rendered_dom_as_a_conversion_record(tmp_path, standin):
     """Jarvislabs renders its spot and term prices with its own script (spiders/jarvislabs.py).
     The stand-in serves the shipped capture's four bodies (captures/src/2026-10-29/jarvislabs/),

@@ -5,6 +5,7 @@ a large run's offers into the database file, before its COMMIT."""
 
 from __future__ import annotations
 
+import pytest
 import os
 import pickle
 import signal
@@ -63,6 +64,7 @@ def start_loader(tmp_path: Path, db_path: Path, batch: Path, name: str):
     return proc, out
 
 
+@pytest.mark.slow   # heavy (real processes, ~15-35 s): CI runs it with -m slow
 def test_a_load_killed_mid_transaction_leaves_the_previous_state_and_the_rerun_loads(tmp_path, crawl):
     db_path = tmp_path / "w.duckdb"
     # The previous night, loaded normally.

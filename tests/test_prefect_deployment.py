@@ -219,6 +219,7 @@ def test_a_run_where_no_provider_succeeded_ends_failed_and_says_why(on_server, m
     assert run["state"]["type"] == "FAILED" and "thunder_compute" in run["state"]["message"]
 
 
+@pytest.mark.slow   # heavy (real processes, ~15-35 s): CI runs it with -m slow
 def test_backfill_replays_dated_archives_oldest_first_as_nightly_subflows(on_server, make_warc, tmp_path):
     from flows.backfill import backfill
     archives = tmp_path / "archive"
@@ -252,6 +253,7 @@ def test_backfill_replays_dated_archives_oldest_first_as_nightly_subflows(on_ser
 
 # --- pricewatch serve ---------------------------------------------------------------------
 
+@pytest.mark.slow   # heavy (real processes, ~15-35 s): CI runs it with -m slow
 def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigterm(tmp_path):
     port = service.free_port()
     env = clean_env({**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
