@@ -257,6 +257,8 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         finally:
             _GROUPS.pop(workdir).stop()   # only left running when the flow ended early
 
+    if not replay:
+        _package_run(warehouse.get("warc_files") or [], Path(archive_dir), _flow_run_id() or started.strftime("%Y%m%dT%H%M%SZ"))
     captured = scan.captured_at if replay else None   # the scan above read the archive once
     run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
                                                           Path(replay) if replay else None, _flow_run_id(),
@@ -311,8 +313,10 @@ def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], sc
         fut.wait()   # as_completed does not: the final state is only known once waited for
         state = fut.state
         if state.is_completed():
+            result = fut.result()
+            warehouse.setdefault("warc_files", []).extend((result.report or {}).get("warc_files") or [])
             # quote: the crawl result (every offer) is handed over as is, not walked for futures.
-            outcome = validate_crawl(provider, quote(fut.result()), None, history.get(provider, []))
+            outcome = validate_crawl(provider, quote(result), None, history.get(provider, []))
         else:
             outcome = validate_crawl(provider, None, _state_error(provider, state), [])
         level = logger.info if outcome.status == "ok" else logger.error
@@ -328,6 +332,18 @@ def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], sc
         judged[provider] = outcome
         _progress(outcome)
     return [judged[p] for p in unreadable] + [judged[p] for p in order if p in futures]
+
+
+def _package_run(warc_files: list[str], archive_dir: Path, run_id: str) -> None:
+    """A live run's archive also as one WACZ (pages list, CDXJ index, sha256 of every file) beside
+    its WARC files; a packaging problem is logged, never a failed run."""
+    from pricewatch import wacz
+    try:
+        path = wacz.package_run([Path(f) for f in warc_files], archive_dir, run_id)
+        if path:
+            get_run_logger().info("run archive packaged: %s", path)
+    except Exception as exc:   # the WARC files are the evidence; the WACZ is a convenience
+        get_run_logger().error("run archive not packaged as WACZ: %s: %s", type(exc).__name__, exc)
 
 
 def _progress(outcome: collect.ProviderOutcome) -> None:

@@ -29,7 +29,7 @@ from warehouse import db
 def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | AlertConfig | None = None) -> dict:
     """Stores the alerts run_id raises; returns counts of what happened."""
     cfg = _alert_config(config)
-    db.migrate(con)
+    db.ensure_migrated(con)
     found = _rows(con, "SELECT seq, observed_at FROM run_sequence WHERE run_id = ?", [run_id])
     if not found:
         raise ValueError(f"run {run_id} is not in the warehouse")
