@@ -268,6 +268,7 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_it(tmp_path, fault):
     assert invoke("claims", "--db", str(odd)).exit_code == 1
 
 
+@pytest.mark.slow   # ~10-15 s of real processes: CI runs it with -m slow
 def test_cli_processes_print_no_traceback(tmp_path, warehouse, fault):
     """Real processes: what reaches a terminal's stderr is the one line, nothing else."""
     cmd = [sys.executable, "-m", "pricewatch.cli"]

@@ -133,6 +133,7 @@ def shape(path) -> dict:
         con.close()
 
 
+@pytest.mark.slow   # ~10-15 s of real processes: CI runs it with -m slow
 @pytest.mark.fault
 def test_a_warehouse_of_every_earlier_release_migrates_with_its_rows_kept(tmp_path, fault):
     fresh = tmp_path / "today.duckdb"
