@@ -72,7 +72,8 @@ def summary_lines(page: R.Page, rendered: pages.RenderedPage, diff: str, full: s
 
 
 def page_view(page: R.Page, rendered: pages.RenderedPage, diff: str) -> str:
-    """A self-contained HTML view of one regenerated page: the page with its changes, the
+    """A self-contained HTML view of one regenerated page (its numbers link to their claims, with
+    their evidence, in report.html): the page with its changes, the
     sentences for an editor, and the diff (every value escaped)."""
     title = html.escape(page.page.title.ja)
     url = html.escape(page.page.url or "")
@@ -84,6 +85,6 @@ def page_view(page: R.Page, rendered: pages.RenderedPage, diff: str) -> str:
             + f"<p>{len(rendered.changed)} changed number(s); {len(rendered.needs_editor)} sentence(s) need an editor.</p>"
             + (f"<h2>Needs an editor</h2><ul>{editor}</ul>" if editor else "")
             + "<h2>Regenerated page</h2>"
-            + pages.page_html(rendered, claim_href=lambda cid: f"claims-report.html#claim-{cid}")
+            + pages.page_html(rendered, claim_href=lambda cid: f"report.html#claim-{cid}")
             + "<h2>Diff against the published page</h2>"
             + f"<pre class=\"diff\">{html.escape(diff) or '(no change)'}</pre></body></html>")
