@@ -10,7 +10,7 @@ prints `|`, `<script>` or a `javascript:` URL cannot break a table, add a tag or
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import timezone
 from decimal import Decimal
 from pathlib import Path
 

@@ -1,0 +1,104 @@
+"""The computation kinds that whole pages need (rules/README.md, "Kinds added for whole pages"):
+cited document figures, differences, comparisons, the page's own rule numbers, dates of readings,
+the smallest fitting GPU, counts. A mixin of pricewatch.claims.evaluate.Evaluator."""
+
+from __future__ import annotations
+
+from datetime import timezone
+from decimal import Decimal
+
+from pricewatch.claims import rules as R
+from pricewatch.claims.formatting import quantize
+from pricewatch.claims.judge import judge
+from pricewatch.claims.outcome import Outcome, _input
+
+
+class PageKinds:
+    def _constant(self, c: R.Constant, claim, page) -> Outcome:
+        rec = self.rules.records[c.record]
+        value = rec.read if c.figure == "read" else rec.figures[c.figure]
+        where = f"{rec.document}" + (f", {rec.table}" if rec.table else "") + f" (recorded {rec.read})"
+        return Outcome(value=value, note=f"{c.figure} = {value} per {where}",
+                       inputs=[_input(f"record {c.record}", "cited", rec.publisher,
+                                      fact={"fact": f"{c.record}.{c.figure}", "source_url": rec.url,
+                                            "value_num": float(value) if isinstance(value, Decimal) else None,
+                                            "value_text": value if isinstance(value, str) else None})])
+
+    def _difference(self, c: R.Difference, claim, page) -> Outcome:
+        values, o = self._terms([c.of, c.minus])
+        if values is not None:
+            o.value = values[0] - values[1]
+        return o
+
+    def _same(self, c: R.Same, claim, page) -> Outcome:
+        values, o = self._terms([c.of, c.to])
+        if values is not None:
+            a, b = (quantize(v, c.rounds_to) for v in values)
+            o.value = a == b
+            o.note = f"{a} vs {b}"
+        return o
+
+    def _rule_param(self, c: R.RuleParam, claim, page) -> Outcome:
+        method = page.memory.methods[c.method]
+        if c.field == "bytes_per_param":
+            return Outcome(value=method.bytes_per_param.normalize())
+        if c.field == "margin":
+            return Outcome(value=method.margin.normalize())
+        return Outcome(value=((method.margin - 1) * 100).normalize())
+
+    def _observed_date(self, c: R.ObservedDate, claim, page) -> Outcome:
+        dated, seen = [], []
+        out = Outcome()
+        for cid in c.of:
+            o = self.outcome(cid)
+            if o.unverifiable:
+                return Outcome(unverifiable=f"dates {cid}: {o.unverifiable}", since=o.since)
+            status, _, _ = judge(self.claims[cid], o)
+            if status == "drifted":
+                dated.append(cid)
+            seen += [i["observed_at"] for i in o.inputs if i["used"] and i["observed_at"] is not None]
+        if not seen:
+            return Outcome(unverifiable="no dated input among " + ", ".join(c.of))
+        day = max(seen).astimezone(timezone.utc)
+        out.value = {"ja_date": f"{day.year}年{day.month}月{day.day}日", "iso_date": f"{day:%Y-%m-%d}",
+                     "ja_minute_utc": f"{day.year}年{day.month}月{day.day}日 {day:%H:%M} UTC"}[c.format]
+        if dated:
+            # Not a drift of its own (one price change is one event): the regenerated page shows
+            # the new date wherever a claim it dates drifted (pricewatch/claims/pages.py).
+            out.note = "the readings it dates changed: " + ", ".join(dated[:5]) + (" ..." if len(dated) > 5 else "")
+        return out
+
+    def _less(self, c: R.Less, claim, page) -> Outcome:
+        values, o = self._terms([c.of, c.than])
+        if values is not None:
+            o.value = values[0] < values[1]
+            o.note = f"{values[0].normalize()} vs {values[1].normalize()}"
+        return o
+
+    def _parameter(self, c: R.Parameter, claim, page) -> Outcome:
+        value = getattr(self.claims[c.of].compute, c.field, None)
+        if value is None:
+            return Outcome(unverifiable=f"{c.of} has no {c.field}")
+        return Outcome(value=Decimal(value))
+
+    def _smallest_fit(self, c: R.SmallestFit, claim, page) -> Outcome:
+        need, o = self._term(c.needs)
+        if need is None:
+            return o
+        provider = page.page.own_prices
+        problem = self._provider_problem(provider, "own", "own GPUs")
+        if problem:
+            return problem
+        rented = {o2["gpu_model"] for o2 in self.snap.state(provider).offers.values() if o2["is_priced"]}
+        fitting = sorted((page.vram(g), g) for g, spec in page.gpus.items()
+                         if spec.model in rented and page.vram(g) >= need)
+        if not fitting:
+            o.value = "none"
+            o.note = f"no GPU {provider} rents holds {need} GB"
+            return o
+        o.value = fitting[0][1]
+        o.note = "fitting, smallest first: " + ", ".join(f"{g} ({v} GB)" for v, g in fitting)
+        return o
+
+    def _count_of(self, c: R.CountOf, claim, page) -> Outcome:
+        return Outcome(value=Decimal(len(c.claims)))
