@@ -257,14 +257,14 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         finally:
             _GROUPS.pop(workdir).stop()   # only left running when the flow ended early
 
-    if not replay:
-        _package_run(warehouse.get("warc_files") or [], Path(archive_dir), _flow_run_id() or started.strftime("%Y%m%dT%H%M%SZ"))
     captured = scan.captured_at if replay else None   # the scan above read the archive once
     run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
                                                           Path(replay) if replay else None, _flow_run_id(),
                                                           captured_at=captured,
                                                           known_providers=collect.all_providers())
     stored = load_run(db_path, run, provider_runs, offers, facts)
+    if not replay:   # after the load: packaging the evidence never delays storing the night
+        _package_run(warehouse.get("warc_files") or [], Path(archive_dir), run["run_id"])
     loaded = stored.loaded
     if stored.spool:
         # Nothing of this run is in the warehouse yet: claims and alerts wait for the next run.

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pricewatch.alerts import templating
 from pricewatch.alerts.evidence_links import evidence_command, evidence_url
 from pricewatch.alerts.model import _Run
-from pricewatch.alerts.pageinfo import page_info, provider_name, sentence
+from pricewatch.alerts.pageinfo import page_info, provider_name, sentence_of
 from pricewatch.alerts.store import _dumps, _rows, sql
 from pricewatch.config import AlertConfig
 
@@ -137,6 +137,7 @@ def _page_digest(con, run: _Run, cfg: AlertConfig, page_id: str, evs: list[dict]
         else:
             claim_ids |= {c["claim_id"] for c in d.get("claims") or [] if c.get("page") == page_id}
     states = _rows(con, sql("claim_states"), [run.run_id, run.previous_eval, sorted(claim_ids)])
+    sentence = sentence_of(page_id, run.claims)
     claims, same = [], 0
     for s in states:
         before = status_before.get(s["claim_id"], s["before_status"])
@@ -147,7 +148,7 @@ def _page_digest(con, run: _Run, cfg: AlertConfig, page_id: str, evs: list[dict]
             same += 1
             continue
         claims.append({"claim_id": s["claim_id"], "says": s["says_en"], "says_ja": s["says_ja"],
-                       "sentence": sentence(s["claim_id"], run.claims), "published": s["published_text"], "was": was,
+                       "sentence": sentence(s["claim_id"]), "published": s["published_text"], "was": was,
                        "now": s["now_text"] if s["now_text"] is not None else "-", "status_before": before,
                        "status": s["now_status"], "direction": _direction(before, s["now_status"], mine),
                        "reason": s["reason"], "moved": [m["alert_id"] for m in mine],

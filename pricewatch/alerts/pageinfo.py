@@ -32,13 +32,18 @@ def provider_name(provider: str | None) -> str | None:
     return None if provider is None else _rules().provider_name(provider)
 
 
-def sentence(claim_id: str, rows: dict[str, dict]) -> str | None:
-    """The regenerated text of every sentence (or table cell) of the page that prints or asserts
-    the claim (pricewatch.claims.pages.sentences, rows: the run's evaluation of each claim),
-    joined by " / "; None when the claim is on no sentence of the page template."""
-    from pricewatch.claims.pages import sentences
+def sentence_of(page_id: str, rows: dict[str, dict]):
+    """claim id -> the regenerated text of every sentence (or table cell) of the page that prints
+    or asserts the claim (pricewatch.claims.pages.sentences, rows: the run's evaluation of each
+    claim), joined by " / "; None when the claim is on no sentence of the page. The page is
+    rendered once, however many claims are asked for."""
+    from pricewatch.claims.pages import render_page, sentences
     rules = _rules()
-    if claim_id not in rules.claims:
-        return None
-    found = [new for _, new in sentences(rules, claim_id, rows)]
-    return " / ".join(found) or None
+    page = rules.pages.get(page_id)
+    rendered = render_page(rules, page, rows) if page is not None and page.template else None
+
+    def sentence(claim_id: str) -> str | None:
+        if rendered is None or rules.claims.get(claim_id) is None or rules.claims[claim_id].page != page_id:
+            return None
+        return " / ".join(new for _, new in sentences(rules, claim_id, rows, rendered)) or None
+    return sentence

@@ -128,7 +128,6 @@ class Constant(_Strict):
     kind: Literal["constant"]
     record: str                    # id of a record in rules/sources/*.yaml
     figure: str                    # the figure's name in that record, or "read": the date it was read
-    value: Decimal | str | None = None   # deprecated; the record holds the figure
 
 
 class Difference(_Strict):

@@ -295,11 +295,13 @@ def page_html(rendered: RenderedPage, claim_href=lambda cid: f"#claim-{cid}") ->
     return "".join(out)
 
 
-def sentences(rules: R.RuleSet, claim_id: str, rows: dict[str, dict] | None) -> list[tuple[str, str]]:
+def sentences(rules: R.RuleSet, claim_id: str, rows: dict[str, dict] | None,
+              rendered: RenderedPage | None = None) -> list[tuple[str, str]]:
     """Every sentence (or table cell) of the claim's page that prints or asserts the claim, as
-    (published, regenerated) text: what an alert quotes for an editor."""
+    (published, regenerated) text: what an alert quotes for an editor. ``rendered``: the claim's
+    page already rendered with ``rows`` (a digest of many claims renders its page once)."""
     claim = rules.claims[claim_id]
-    rendered = render_page(rules, rules.pages[claim.page], rows)
+    rendered = rendered or render_page(rules, rules.pages[claim.page], rows)
     out = []
     for seg in rendered.segments:
         if any(s.claim_id == claim_id for s in seg.slots):

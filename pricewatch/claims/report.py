@@ -41,17 +41,6 @@ def latest(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return rows
 
 
-def current_value(claim: R.Claim, row: dict):
-    """The typed current value of an evaluation row (None when unverifiable)."""
-    if row["status"] == "unverifiable" or (row["current_value"] is None and claim.unit != "text"):
-        return None
-    if claim.unit == "mark":
-        return bool(row["current_value"])
-    if claim.unit == "text":
-        return row["current_text"]
-    return Decimal(row["current_value"])
-
-
 def rendered_tables(rules: R.RuleSet, rows: dict[str, dict], page: R.Page) -> list[tuple[pages.TableBlock, str, list[dict]]]:
     """Each table of the page with current values, and the evaluations behind it that do not hold."""
     out = []
@@ -121,6 +110,10 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
         lines += ["", "### Cheaper fitting configurations (the page's pick is kept as written)", ""]
         lines += [f"- {md_code(r['claim_id'])} ({md(r['pick'])} from {md(r['current_text'])}): {md(r['note'], PROSE_MAX)}"
                   for r in notes]
+    # The regenerated pages come right after what needs attention (pricewatch/claims/page_report.py).
+    from pricewatch.claims.page_report import write_pages
+    page_paths, page_lines = write_pages(rules, rows, out_dir)
+    lines += [""] + page_lines
     written = []
     for page in rules.pages.values():
         page_rows = [r for r in evaluations if r["page"] == page.id]
@@ -145,18 +138,7 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
         path = out_dir / f"{page.id}.tables.md"
         path.write_text("\n".join(paste).rstrip() + "\n", encoding="utf-8")
         written.append(path)
-    from pricewatch.claims.page_report import write_pages
-    page_paths, page_lines = write_pages(rules, rows, out_dir)
     report = out_dir / "claims-report.md"
-    report.write_text("\n".join(lines[:_regenerated_at(lines)] + page_lines + lines[_regenerated_at(lines):]).rstrip()
-                      + "\n", encoding="utf-8")
+    report.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     from pricewatch.reports.html import write_html   # report.html beside the Markdown (pricewatch/reports/)
     return [report, write_html(con, out_dir, rules, evaluations)] + page_paths + written
-
-
-def _regenerated_at(lines: list[str]) -> int:
-    """Where the regenerated pages go in the report: right after "Needs attention"."""
-    for i, line in enumerate(lines):
-        if i and line.startswith("## ") and lines[i] != "## Needs attention":
-            return i
-    return len(lines)

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 from pricewatch.catalog import load_catalog
 
 RULES_DIR = Path(str(files("rules")))   # the rules package (data only), wherever it is installed
-PLACEHOLDER = re.compile(r"\{([a-z0-9][a-z0-9._\-]*)(?:\|(pick|bare))?\}")
 #: A slot of page.tmpl: {id} a value, {id|pick} what a cheapest/from claim picks, {id|bare} a price
 #: without "$", {?id} a claim the sentence asserts (renders nothing; a sentence whose assertion no
 #: longer holds is marked for an editor).
@@ -95,19 +94,12 @@ class PageInfo(_Strict):
     url: str | None = None              # where the page is published (alerts name it)
 
 
-class Table(_Strict):
-    id: str
-    title: str
-    template: str
-
-
 class Page(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
     page: PageInfo
     gpus: dict[str, GpuName]
     memory: MemoryRules | None = None
-    tables: list[Table] = []
     claims: list[Claim] = []
     #: page.tmpl: the whole page in its own format, every number a {claim id} (see rules/README.md).
     template: str = ""
@@ -171,13 +163,12 @@ def load_rules(root: str | Path | None = None) -> RuleSet:
             if f.name == "page.yaml":
                 continue
             extra = _read(f)
-            unknown = set(extra) - {"claims", "tables"}
+            unknown = set(extra) - {"claims"}
             if unknown:
-                raise RulesError(f"{f}: unknown top-level keys {sorted(unknown)} (expected claims: or tables:)")
+                raise RulesError(f"{f}: unknown top-level keys {sorted(unknown)} (expected claims:; the page itself is page.tmpl)")
             for c in extra.get("claims") or []:
                 data["claims"].append({**c, "page": folder.name, "file": f"{folder.name}/{f.name}"}
                                       if isinstance(c, dict) else c)
-            data.setdefault("tables", []).extend(extra.get("tables") or [])
         data["template"] = template_text
         try:
             pages[folder.name] = Page.model_validate(data)
