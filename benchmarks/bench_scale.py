@@ -219,6 +219,13 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
     out["claim_evaluations"] = con.execute("SELECT count(*) FROM claim_evaluations").fetchone()[0]
     derive_alerts(con, runs[-2], AlertConfig())
     con.execute("CHECKPOINT")
+    if keep := os.environ.get("BENCH_KEEP"):      # --keep: the built warehouse, for measuring by hand
+        import shutil
+        con.close()
+        dest = Path(keep) / f"scale-{n_rows}.duckdb"
+        shutil.copyfile(path, dest)
+        path.unlink()
+        return {"size": n_rows, "kept": str(dest), "past_run": past, "last_run": last}
     views = [v for (v,) in con.execute("""SELECT view_name FROM duckdb_views() WHERE NOT internal
                                           AND database_name = current_database() AND schema_name = 'main'
                                           ORDER BY 1""").fetchall()]
@@ -396,7 +403,11 @@ def main() -> None:
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--template", help=argparse.SUPPRESS)
     ap.add_argument("--backfill", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--keep", metavar="DIR", help="only build each size's warehouse and keep it in DIR "
+                    "(scale-N.duckdb; the past and latest run ids printed), for measuring by hand")
     args = ap.parse_args()
+    if args.keep:
+        os.environ["BENCH_KEEP"] = str(Path(args.keep).resolve())
     if args.one:
         print(json.dumps(one_size(args.one, args.repeat, Path(args.template)), default=str))
         return
@@ -413,6 +424,9 @@ def main() -> None:
     me = [sys.executable, __file__, "--template", str(tmpl_path), "--repeat", str(args.repeat)]
     results = [json.loads(subprocess.run(me + ["--one", str(n)], check=True, capture_output=True, text=True,
                                          env=os.environ).stdout.splitlines()[-1]) for n in args.sizes]
+    if args.keep:
+        print(json.dumps(results, indent=1))
+        return
     backfill = json.loads(subprocess.run(me + ["--backfill", "--backfill-runs", str(args.backfill_runs)], check=True,
                                          capture_output=True, text=True).stdout.splitlines()[-1])
     raw = Path(tempfile.gettempdir()) / "bench_scale.json"
