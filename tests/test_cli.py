@@ -4,47 +4,51 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 
 import pytest
 
-from tests.conftest import ROOT, shipped, shipped_exchanges
+from tests.conftest import ROOT, clean_env, shipped, shipped_exchanges
 
 PRICEWATCH = [sys.executable, "-m", "pricewatch.cli"]
 
 
-def pricewatch(*args, env=None, timeout=240):
+def pricewatch(*args, env=None, timeout=240, clean=False):
+    base = {} if clean else os.environ
     return subprocess.run(PRICEWATCH + list(args), capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, env={**os.environ, **(env or {})})
+                          cwd=ROOT, env={**base, **(env or {})})
 
 
 @pytest.fixture(scope="module")
 def loaded_db(tmp_path_factory, prefect_server):
-    """One nightly run through the CLI (Prefect flow on the session's Prefect server), then a
-    rerun."""
+    """One nightly run through the CLI (Prefect flow on the session's Prefect server, its lines
+    to a log file), then a rerun. Returns the path, the first run, the counts after it, the
+    rerun, and the log file."""
     path = tmp_path_factory.mktemp("cli") / "pw.duckdb"
     seeds = tmp_path_factory.mktemp("seeds")   # the two seed sources' shipped captures, one run
     for p in ("massed_compute", "thunder_compute"):
         (seeds / f"{p}.warc.gz").symlink_to(shipped(p))
+    log = path.parent / "prefect.log"
     args = ["run", "--replay", str(seeds), "--db", str(path)]
-    on_server = {"PREFECT_API_URL": prefect_server.api}
-    first = pricewatch(*args, env=on_server)
+    on_server = {**clean_env(os.environ), "PREFECT_API_URL": prefect_server.api}
+    first = pricewatch(*args, "--log-file", str(log), env={**on_server, "COLUMNS": "200"}, clean=True)
     counts = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
                         "--db", str(path), "--format", "json")
-    second = pricewatch(*args, env=on_server)
-    return path, first, counts, second
+    second = pricewatch(*args, env=on_server, clean=True)
+    return path, first, counts, second, log
 
 
 def test_run_loads_the_replay_and_exits_zero(loaded_db):
-    path, first, _, _ = loaded_db
+    path, first, _, _, _ = loaded_db
     assert first.returncode == 0, first.stdout + first.stderr
     assert "massed_compute" in first.stdout and "thunder_compute" in first.stdout
 
 
 def test_rerun_of_the_same_replay_changes_nothing(loaded_db):
-    path, _, counts_before, second = loaded_db
+    path, _, counts_before, second, _ = loaded_db
     assert second.returncode == 0, second.stderr
     assert "already loaded" in second.stdout
     after = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
@@ -91,6 +95,31 @@ def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc,
                      env={"PREFECT_API_URL": prefect_server.api})
     assert out.returncode == 1, out.stdout
     assert "failed" in out.stdout and "HTTP 503" in out.stdout
+
+
+# --- what people watching `pricewatch run` see (the same run as loaded_db) -------------------
+
+def test_run_prints_a_line_per_provider_then_the_run_with_its_alerts(loaded_db):
+    out = loaded_db[1]
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    progress = [ln for ln in lines if re.match(r"^  ok\s+\w+\s+25 offers\s+\d+\.\d s$", ln)]
+    assert sorted(ln.split()[1] for ln in progress) == ["massed_compute", "thunder_compute"], out.stdout
+    run_line = next(n for n, ln in enumerate(lines) if ln.startswith("run replay-"))
+    assert all(lines.index(ln) < run_line for ln in progress)
+    assert "2/2 providers ok, 50 offers, loaded" in lines[run_line]
+    # Two seed sources on an empty warehouse: nothing to compare with, no alert raised.
+    assert "\n  alerts: 0 raised, 0 delivered\n" in out.stdout
+    assert re.search(r"^  claims: holds \d+ · drifted \d+ · unverifiable \d+$", out.stdout, re.M)
+
+
+def test_prefect_lines_go_to_the_log_file_not_the_console(loaded_db):
+    out, log = loaded_db[1], loaded_db[4]
+    assert "Finished in state" not in out.stdout + out.stderr
+    assert f"Prefect log: {log}" in out.stderr
+    text = log.read_text()
+    assert "Task run 'crawl-thunder_compute' - Finished in state Completed()" in text
+    assert "Flow run" in text and "Beginning flow run" in text
 
 
 # --- the CLI for people: --version, -h, every statement, wide results, explore ---------------

@@ -62,6 +62,7 @@ def cited_prices(db_path: Path) -> dict[str, float]:
         con.close()
 
 
+@pytest.mark.slow   # heavy (deploy, a process worker, a full nightly run: ~30 s): CI runs it with -m slow
 def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(server, tmp_path):
     env = server.env
     timed("work-pool create", service.ensure_pool, env, ROOT)

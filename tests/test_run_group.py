@@ -6,18 +6,13 @@ log file)."""
 from __future__ import annotations
 
 import os
-import re
 import signal
-import subprocess
-import sys
-
-import pytest
 
 from pricewatch import collect
 from pricewatch.crawl_ahead import RunCrawls, prefetch
 from pricewatch.crawl_group import CrawlGroup
 from pricewatch.runview import alerts_line
-from tests.conftest import ROOT, clean_env, shipped
+from tests.conftest import shipped
 
 
 def test_two_providers_in_one_process_each_with_its_own_archive_and_outcome(tmp_path):
@@ -95,35 +90,6 @@ def test_crawled_ahead_results_are_taken_by_their_run_only(tmp_path):
     assert ahead.groups[0].wait(30) == 0
 
 
-@pytest.fixture(scope="module")
-def watched_run(tmp_path_factory, prefect_server):
-    tmp = tmp_path_factory.mktemp("watched")
-    replay = tmp / "replay"
-    replay.mkdir()
-    for p in ("massed_compute", "thunder_compute"):
-        (replay / f"{p}.warc.gz").symlink_to(shipped(p))
-    log = tmp / "prefect.log"
-    env = {**clean_env(os.environ), "PREFECT_API_URL": prefect_server.api}
-    out = subprocess.run([sys.executable, "-m", "pricewatch.cli", "run", "--replay", str(replay),
-                          "--db", str(tmp / "pw.duckdb"), "--log-file", str(log)],
-                         capture_output=True, text=True, timeout=240, cwd=ROOT, env={**env, "COLUMNS": "200"})
-    return out, log
-
-
-def test_run_prints_a_line_per_provider_then_the_run_with_its_alerts(watched_run):
-    out, _ = watched_run
-    assert out.returncode == 0, out.stdout + out.stderr
-    lines = out.stdout.splitlines()
-    progress = [ln for ln in lines if re.match(r"^  ok\s+\w+\s+25 offers\s+\d+\.\d s$", ln)]
-    assert sorted(ln.split()[1] for ln in progress) == ["massed_compute", "thunder_compute"], out.stdout
-    run_line = next(n for n, ln in enumerate(lines) if ln.startswith("run replay-"))
-    assert all(lines.index(ln) < run_line for ln in progress)
-    assert "2/2 providers ok, 50 offers, loaded" in lines[run_line]
-    # Two seed sources on an empty warehouse: nothing to compare with, no alert raised.
-    assert "\n  alerts: 0 raised, 0 delivered\n" in out.stdout
-    assert re.search(r"^  claims: holds \d+ · drifted \d+ · unverifiable \d+$", out.stdout, re.M)
-
-
 def test_the_alerts_line_says_raised_and_delivered():
     # pricewatch/alerts/derive.py counts raised/suspect/confirmed/suppressed; deliver.py
     # sent/failed/unconfirmed/pending and the error of the URLs that failed.
@@ -132,10 +98,5 @@ def test_the_alerts_line_says_raised_and_delivered():
     assert alerts_line({**derived, **delivered}) == "3 raised (1 suspect), 2 delivered, 1 failed, 1 pending (hook: HTTP 500)"
 
 
-def test_prefect_lines_go_to_the_log_file_not_the_console(watched_run):
-    out, log = watched_run
-    assert "Finished in state" not in out.stdout + out.stderr
-    assert f"Prefect log: {log}" in out.stderr
-    text = log.read_text()
-    assert "Task run 'crawl-thunder_compute' - Finished in state Completed()" in text
-    assert "Flow run" in text and "Beginning flow run" in text
+# The run people watch (one line per provider, Prefect's lines in a log file) is checked on
+# tests/test_cli.py's run of the same two sources: one CLI replay for both.
