@@ -66,7 +66,8 @@ class _Run:
     previous_eval: str | None      # the latest earlier run with claim evaluations
     claims: dict                   # claim_id -> this run's evaluation
     inputs: list[dict]             # claim inputs naming an offer, this run and previous_eval
-    # (provider, offer_key) -> its last two trusted readings up to this run, newest first,
-    # fetched in one query (observe.prefetch); providers that ran ok in this run.
+    # (provider, offer_key) -> its trusted reading in this run (if any) and its last trusted
+    # reading before it, newest first (observe.prefetch, bounded reads); providers that ran ok
+    # in this run.
     observations: dict = field(default_factory=dict)
     ok_providers: set | None = None

@@ -1,0 +1,76 @@
+"""The bounded reads of the claims engine and the alerts (issue 11) give the answers of the
+full-history queries they replaced. The oracles are those queries as they were
+(tests/fixtures/oracles/), run on a synthetic history of 40 runs (tests/test_spells.py's: failed,
+suspect and not-attempted provider runs, absences, held readings, unpriced text), shaped so that
+every path of the bounded reads is taken: an offer held by the quality gate in 8 runs in a row
+(every reading of the window held: the spell is searched), an offer gone for good early (its
+last reading comes from its ended spell), offers that come back after an absence, and a provider
+never seen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pricewatch.alerts import observe
+from pricewatch.alerts.model import _Run
+from pricewatch.alerts.store import _rows
+from tests.test_spells import synthetic_runs
+from warehouse import db
+
+ORACLES = Path(__file__).parent / "fixtures" / "oracles"
+HELD = ("a", "2x G3 on-demand")        # held in runs 20-27
+GONE = ("b", "2x G5 on-demand")        # not listed from run 8 on
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    runs = synthetic_runs(40, seed=7)
+    for n, (_, _, offers, _) in enumerate(runs):
+        if not len(offers):
+            continue
+        held = (offers.provider == HELD[0]) & (offers.offer_key == HELD[1])
+        if 20 <= n < 28:
+            offers.loc[held, "held_reason"] = "moved +30.0% from the last trusted price"
+        if n >= 8:
+            offers.drop(offers.index[(offers.provider == GONE[0]) & (offers.offer_key == GONE[1])], inplace=True)
+    con = db.connect(tmp_path_factory.mktemp("at-scale") / "w.duckdb")
+    db.migrate(con)
+    db.load_runs(con, runs)
+    yield con
+    con.close()
+
+
+def _oracle_observations(con, seq: int, run_id: str, subjects) -> dict:
+    """cur (this run's trusted reading) and before (the last one before it), as observe._observations
+    reads them off the old query's two readings."""
+    found = {s: [] for s in subjects}
+    for row in _rows(con, (ORACLES / "trusted_observations.sql").read_text(),
+                     [seq, [p for p, _ in subjects], [k for _, k in subjects]]):
+        found[(row["provider"], row["offer_key"])].append(row)
+    return {s: [r for r in rows[:1] if r["run_id"] == run_id] + [r for r in rows if r["run_id"] != run_id][:1]
+            for s, rows in found.items()}
+
+
+@pytest.mark.slow       # ~5 s: 40 runs loaded, each run read both ways
+def test_cited_offers_readings_match_the_full_history_query_at_every_run(history):
+    con = history
+    subjects = sorted({tuple(r) for r in con.execute("SELECT DISTINCT provider, offer_key FROM offers").fetchall()}
+                      | {("a", "never listed"), ("zz", "no such provider")})
+    runs = con.execute("SELECT run_id, seq, observed_at FROM run_sequence ORDER BY seq").fetchall()
+    beyond_window = searched = 0
+    for run_id, seq, at in runs:
+        run = _Run(run_id, seq, at, None, {}, [])
+        observe.prefetch(con, run, set(subjects))
+        assert run.observations == _oracle_observations(con, seq, run_id, subjects), run_id
+        window = {r for (r,) in con.execute(
+            """SELECT pr.run_id FROM provider_runs pr JOIN run_sequence s USING (run_id)
+               WHERE pr.status = 'ok' AND s.seq <= ? QUALIFY row_number() OVER (PARTITION BY pr.provider
+               ORDER BY s.seq DESC) <= ?""", [seq, observe.WINDOW_RUNS]).fetchall()}
+        for s, rows in run.observations.items():
+            if rows and rows[-1]["run_id"] not in window:
+                beyond_window += 1
+                searched += s == HELD and 24 <= seq <= 29
+    # The paths beyond the window were taken: ended spells, and the search when the window was held.
+    assert beyond_window > 20 and searched >= 3
