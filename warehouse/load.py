@@ -50,12 +50,13 @@ def _mark_synced(con, resource: str, digest: str) -> None:
     con.execute("INSERT OR REPLACE INTO resource_syncs VALUES (?, ?, ?)", [resource, digest, datetime.now(timezone.utc)])
 
 
-def sync_catalog(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
+def sync_catalog(con: duckdb.DuckDBPyConnection, force: bool = False, synced: dict | None = None) -> bool:
     """Rewrites gpu_catalog / gpu_aliases from the YAML (inside the caller's transaction) when
-    their rows differ from the last sync (resource_syncs), or when forced. Returns whether it
-    wrote."""
+    their rows differ from the last sync (resource_syncs; ``synced``: its rows as the caller read
+    them), or when forced. Returns whether it wrote."""
     models, labels, digest = _catalog_rows(load_catalog())
-    if not force and _last_synced(con, "gpu_catalog") == digest:
+    last = synced.get("gpu_catalog") if synced is not None else _last_synced(con, "gpu_catalog")
+    if not force and last == digest:
         return False
     con.execute("DELETE FROM gpu_aliases")
     con.execute("DELETE FROM gpu_catalog")
@@ -74,13 +75,14 @@ def _source_rows() -> tuple[list[dict], str]:
     return rows, hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def sync_sources_if_changed(con: duckdb.DuckDBPyConnection) -> bool:
+def sync_sources_if_changed(con: duckdb.DuckDBPyConnection, synced: dict | None = None) -> bool:
     """pricewatch/sources.py sync_sources, only when the spider classes' rows changed since the
     last load wrote them (inside the caller's transaction). Returns whether it wrote."""
-    from pricewatch.sources import sync_sources
     rows, digest = _source_rows()
-    if _last_synced(con, "sources") == digest:
+    last = synced.get("sources") if synced is not None else _last_synced(con, "sources")
+    if last == digest:
         return False
+    from pricewatch.sources import sync_sources
     sync_sources(con, rows)
     _mark_synced(con, "sources", digest)
     return True
@@ -158,13 +160,17 @@ def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[s
     return {p: list(c) for p, c in rows}
 
 
-def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed_at) -> pd.DataFrame:
+def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed_at,
+                  newest: bool | None = None) -> pd.DataFrame:
     """The quality gate's verdict on each offer of a run (pricewatch/quality.py), judged against
-    the readings stored before the run's snapshot time."""
+    the readings stored before the run's snapshot time. newest: the run is later than every
+    successful provider run stored (None: look it up); its previous readings are then the stored
+    latest offers."""
     from pricewatch import quality
     if not len(offers):
         return offers.assign(held_reason=None, screen_note=None)
-    newest = con.execute(query_sql("run_is_newest"), [observed_at]).fetchall()[0][0]
+    if newest is None:
+        newest = con.execute(query_sql("run_is_newest"), [observed_at]).fetchall()[0][0]
     previous = con.execute(query_sql("previous_readings_current") if newest else query_sql("previous_readings"),
                            [sorted(set(offers["provider"]))] if newest else [observed_at]).df()
     cited = con.execute(query_sql("cited_prices"), [observed_at]).df()
@@ -195,13 +201,15 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
     stored: list[str] = []
     con.execute("BEGIN")
     try:
-        sync_catalog(con)
-        sync_sources_if_changed(con)   # the sources table, from the spider classes
+        first = _preflight(con, runs[0][0], runs[0][1]) if runs else None
+        synced = first["synced"] if first else dict(con.execute("SELECT resource, sha256 FROM resource_syncs").fetchall())
+        sync_catalog(con, synced=synced)
+        sync_sources_if_changed(con, synced=synced)   # the sources table, from the spider classes
         if len(runs) > 1 and all(not len(o) or "held_reason" in o.columns for _, _, o, _ in runs):
             stored = _store_bulk(con, runs)
         else:
-            for run, provider_runs, offers, facts in runs:
-                if _store_run(con, run, provider_runs, offers, facts):
+            for i, (run, provider_runs, offers, facts) in enumerate(runs):
+                if _store_run(con, run, provider_runs, offers, facts, first if i == 0 else _preflight(con, run, provider_runs)):
                     stored.append(run["run_id"])
         con.execute("COMMIT")
     except Exception:
@@ -248,16 +256,29 @@ def _store_bulk(con, runs: list[tuple]) -> list[str]:
     return [r["run_id"] for r, *_ in new]
 
 
-def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts) -> bool:
-    if run_exists(con, run["run_id"]):
+def _preflight(con, run: dict, provider_runs: pd.DataFrame | None) -> dict:
+    """Whether the run is stored already, whether it (the run and each of its provider runs) is
+    newer than every successful provider run stored, and the resource_syncs rows: one read
+    (warehouse/sql/load_preflight.sql)."""
+    earliest = pd.Timestamp(run["observed_at"])
+    earliest = earliest.tz_localize("UTC") if earliest.tzinfo is None else earliest
+    if provider_runs is not None and len(provider_runs):
+        earliest = min(earliest, pd.to_datetime(provider_runs["observed_at"], utc=True).min())
+    stored, newest, synced = con.execute(query_sql("load_preflight"),
+                                         [run["run_id"], earliest.to_pydatetime()]).fetchall()[0]
+    return {"stored": stored, "newest": newest, "synced": dict(synced)}
+
+
+def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts, preflight: dict) -> bool:
+    if preflight["stored"]:
         return False
     _refuse_duplicates(offers)
     if len(offers) and "held_reason" not in offers.columns:
-        offers = screen_offers(con, offers, run["observed_at"])
+        offers = screen_offers(con, offers, run["observed_at"], preflight["newest"])
     insert_rows(con, "runs", [run], RUN_COLUMNS)
     insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
     insert_frame(con, "offers", offers, OFFER_COLUMNS)
     if facts is not None:
         insert_frame(con, "source_facts", facts, FACT_COLUMNS)
-    spells.advance(con, run["run_id"], provider_runs, offers, OFFER_COLUMNS)
+    spells.advance(con, run["run_id"], provider_runs, offers, newest=preflight["newest"])
     return True

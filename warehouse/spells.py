@@ -8,7 +8,11 @@ run inside the load's transaction.
 A run advances the spells of each provider whose successful provider run is the newest of
 theirs: each trusted reading extends its offer's current spell, or ends it and opens a new one
 (another price: 'changed'; back after an absence: 'reappeared'; new offer: 'first seen'), and an
-offer missing from the run ends its spell. A provider whose run arrives out of snapshot order
+offer missing from the run ends its spell. Set-based, a few statements per run whatever the
+history: the run's offers are read once from offers into a temp table (by the run's observed_at
+zone map), the moves computed in one join with the providers' latest spells, applied in one
+UPDATE and one INSERT (warehouse/sql/spells_advance_*.sql, spells_step_6_open.sql), and the
+latest offers replaced (current_step_*.sql). A provider whose run arrives out of snapshot order
 (an older archive replayed late) has its spells rebuilt from the raw observations
 (warehouse/sql/spells_rebuild.sql), which stay in offers as evidence.
 """
@@ -20,14 +24,13 @@ import pandas as pd
 
 from warehouse.sql_files import query_sql, run_statements
 
-STEPS = ("spells_step_1_readings", "spells_step_2_close_absent", "spells_step_3_moves",
-         "spells_step_4_extend", "spells_step_5_close_changed", "spells_step_6_open")
+STEPS = ("spells_advance_1_moves", "spells_advance_2_update", "spells_step_6_open")
 CURRENT_STEPS = ("current_step_1_replace", "current_step_2_trusted")
 
 
 def rebuild(con: duckdb.DuckDBPyConnection, providers: list[str] | None = None) -> None:
-    """Recomputes the spells of these providers (None: all) from the stored observations,
-    inside the caller's transaction."""
+    """Recomputes the spells and latest offers of these providers (None: all) from the stored
+    observations, inside the caller's transaction."""
     if providers is None:
         con.execute("DELETE FROM price_spells")
         providers_all = [p for (p,) in con.execute("SELECT DISTINCT provider FROM provider_runs").fetchall()]
@@ -39,32 +42,42 @@ def rebuild(con: duckdb.DuckDBPyConnection, providers: list[str] | None = None) 
 
 
 def advance(con: duckdb.DuckDBPyConnection, run_id: str, provider_runs: pd.DataFrame,
-            offers: pd.DataFrame, offer_columns: list[str]) -> dict[str, list[str]]:
+            offers: pd.DataFrame, offer_columns: list[str] | None = None,
+            newest: bool = False) -> dict[str, list[str]]:
     """Brings the spells and latest offers up to date with a run just inserted (same
-    transaction). offers: the run's offers as loaded (offer_columns, with held_reason);
-    provider_runs: its provider runs. Returns the providers advanced and those rebuilt."""
+    transaction). provider_runs: its provider runs; offers: the run's offers as loaded (only
+    their observed_at range is read here: the rows themselves are read back from offers).
+    newest: the run is later than every successful provider run stored before it (the load
+    checked it), so no provider of it is out of order. Returns the providers advanced and those
+    rebuilt."""
     if not len(provider_runs):
         return {"advanced": [], "rebuilt": []}
     ok = provider_runs.loc[provider_runs["status"] == "ok", ["provider", "observed_at"]]
     if not len(ok):
         return {"advanced": [], "rebuilt": []}
-    late = [p for (p,) in con.execute(query_sql("spells_out_of_order"), [run_id]).fetchall()]
+    late = [] if newest else [p for (p,) in con.execute(query_sql("spells_out_of_order"), [run_id]).fetchall()]
     if late:
         rebuild(con, sorted(late))
         ok = ok[~ok["provider"].isin(late)]
-    if len(ok):
-        incoming = offers[offer_columns] if len(offers) else pd.DataFrame(columns=offer_columns)
-        con.register("spell_incoming_offers", incoming)
-        con.register("spell_run_providers", ok)
-        try:
-            for step in STEPS:
-                con.execute(query_sql(step))
-            for step in CURRENT_STEPS:
-                run_statements(con, step)
-        finally:
-            for name in ("spell_incoming_offers", "spell_run_providers"):
-                try:
-                    con.unregister(name)
-                except duckdb.Error:
-                    pass
-    return {"advanced": sorted(ok["provider"]), "rebuilt": sorted(late)}
+    if not len(ok):
+        return {"advanced": [], "rebuilt": sorted(late)}
+    providers = ok["provider"].tolist()
+    con.execute("CREATE OR REPLACE TEMP TABLE spell_run_providers AS "
+                "SELECT unnest(?::VARCHAR[]) AS provider, unnest(?::TIMESTAMPTZ[]) AS observed_at",
+                [providers, [_python_time(t) for t in ok["observed_at"]]])
+    if len(offers):
+        times = pd.to_datetime(offers["observed_at"], utc=True)
+        span = [_python_time(times.min()), _python_time(times.max())]
+    else:
+        span = [None, None]
+    con.execute(query_sql("load_incoming"), [run_id] + span)
+    for step in STEPS:
+        con.execute(query_sql(step))
+    for step in CURRENT_STEPS:
+        run_statements(con, step)
+    return {"advanced": sorted(providers), "rebuilt": sorted(late)}
+
+
+def _python_time(value):
+    """A pandas Timestamp (or anything datetime-like) as the datetime DuckDB binds."""
+    return value.to_pydatetime() if isinstance(value, pd.Timestamp) else value

@@ -5,4 +5,4 @@ SELECT provider, offer_key, coalesce(cur_spell_no, 0) + 1, move, gpu_model, gpu_
        cur_price_per_hour, cur_price_text, cur_last_seen_at,
        CASE WHEN move = 'changed' THEN observed_at ELSE cur_valid_to END
 FROM spell_moves
-WHERE move <> 'extend';
+WHERE move IN ('first seen', 'changed', 'reappeared');

@@ -1,0 +1,192 @@
+"""Cheap loads at scale (issue 11 must-show 3): one nightly run loaded into a big warehouse, where
+each millisecond goes, and a backfill against a raw INSERT of the same rows.
+
+    # one nightly run (1,500 offers) loaded N times into a copy of a prebuilt warehouse
+    .venv/bin/python benchmarks/scale_load.py nightly /work/bench/scale-1000000.duckdb [--repeat 9]
+    # the same, interleaved with the code of another checkout (the baseline), in the same run
+    .venv/bin/python benchmarks/scale_load.py nightly WAREHOUSE --against /path/to/old/checkout --rounds 5
+    # a backfill (load_runs, one transaction) vs a raw INSERT of the same rows
+    .venv/bin/python benchmarks/scale_load.py backfill [--runs 200] [--repeat 3]
+
+bench_nightly_load(path, repeat) and bench_backfill(tmpl_path, n_runs, repeat) are what
+benchmarks/bench_scale.py calls. Each figure is a median; the nightly one also gives the mean
+(an automatic checkpoint at COMMIT, when the WAL passes DuckDB's checkpoint_threshold, lands
+on one load in several) and the time of every statement of one load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+
+
+def _connect(path):
+    from warehouse import db
+    con = db.connect(path)
+    con.execute("SET memory_limit = '3GB'")   # shared machine: several 10M copies may be open
+    con.execute("SET threads = 2")
+    return con
+
+
+class StatementTimer:
+    """A connection that times each statement it runs (execute, register, fetch): where the
+    milliseconds of one load go. Only for measuring: it wraps the real connection."""
+
+    def __init__(self, con):
+        self.con, self.times = con, collections.defaultdict(list)
+
+    def _timed(self, label, fn, *args):
+        t = time.perf_counter()
+        out = fn(*args)
+        self.times[label].append((time.perf_counter() - t) * 1000)
+        return out
+
+    def execute(self, sql, params=None):
+        label = " ".join(line for line in sql.splitlines() if not line.strip().startswith("--"))
+        name = next((line.split(":")[0].strip("- ") for line in sql.splitlines() if line.startswith("-- ")), None)
+        label = name or " ".join(label.split())[:80]
+        self._timed(label, self.con.execute, *((sql,) if params is None else (sql, params)))
+        return self
+
+    def register(self, name, frame):
+        self._timed(f"register {name}", self.con.register, name, frame)
+        return self
+
+    def unregister(self, name):
+        self._timed(f"unregister {name}", self.con.unregister, name)
+        return self
+
+    def fetchall(self):
+        return self._timed("(fetch)", self.con.fetchall)
+
+    def fetchone(self):
+        return self._timed("(fetch)", self.con.fetchone)
+
+    def df(self):
+        return self._timed("(fetch as DataFrame)", self.con.df)
+
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
+
+def bench_nightly_load(path, repeat: int = 9, profile: bool = True) -> dict:
+    """Loads `repeat` nightly runs (5 providers x 300 offers, after the history) one after another
+    into the warehouse at `path` (it is changed: pass a copy), each timed, and a raw INSERT of
+    each run's offers (BEGIN, INSERT, COMMIT) interleaved with them; then one more load with
+    every statement timed. Returns milliseconds."""
+    from warehouse import db                          # first: bench_scale puts this checkout on sys.path
+    sys.path.insert(0, str(HERE))
+    from bench_scale import nightly_frames
+    con = _connect(path)
+    db.migrate(con)
+    db.load_run(con, *nightly_frames(con, 999))       # warm: the first load of a process reads the catalog
+    loads, raws = [], []
+    for i in range(repeat):
+        run, pr, offers = nightly_frames(con, i)
+        t = time.perf_counter()
+        db.load_run(con, run, pr, offers)
+        loads.append((time.perf_counter() - t) * 1000)
+        raw = offers.assign(run_id=run["run_id"] + "-raw", held_reason=None, screen_note=None)[db.OFFER_COLUMNS]
+        t = time.perf_counter()
+        con.execute("BEGIN")
+        con.execute("INSERT INTO offers BY NAME SELECT * FROM raw")
+        con.execute("COMMIT")
+        raws.append((time.perf_counter() - t) * 1000)
+    out = {"offers": len(offers), "loads": len(loads), "load_ms": statistics.median(loads),
+           "load_mean_ms": statistics.fmean(loads), "load_all_ms": [round(x, 1) for x in loads],
+           "raw_ms": statistics.median(raws)}
+    if profile:
+        timer = StatementTimer(con)
+        run, pr, offers = nightly_frames(con, repeat)
+        t = time.perf_counter()
+        db.load_run(timer, run, pr, offers)
+        total = (time.perf_counter() - t) * 1000
+        steps = {k: round(sum(v), 2) for k, v in sorted(timer.times.items(), key=lambda kv: -sum(kv[1]))}
+        out["profile"] = {"total_ms": round(total, 2), "statements": sum(len(v) for v in timer.times.values()),
+                          "python_ms": round(total - sum(steps.values()), 2), "steps_ms": steps}
+    con.close()
+    return out
+
+
+def bench_backfill(tmpl_path, n_runs: int = 200, repeat: int = 3) -> dict:
+    """load_runs of n_runs nightly runs (one transaction) vs a raw INSERT of the same rows into
+    the same table, side by side (benchmarks/bench_scale.py bench_backfill)."""
+    sys.path.insert(0, str(HERE))
+    from bench_scale import bench_backfill as backfill
+    return backfill(Path(tmpl_path), n_runs, repeat)
+
+
+def _one_process(tree: Path, master: Path, repeat: int) -> dict:
+    """bench_nightly_load in a fresh process running the code of `tree`, on a fresh copy."""
+    work = Path(tempfile.mkdtemp(prefix="scale-load-"))
+    copy = work / "copy.duckdb"
+    shutil.copyfile(master, copy)
+    os.chmod(copy, 0o644)
+    code = (f"import sys, json; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
+            f"import scale_load; print(json.dumps(scale_load.bench_nightly_load({str(copy)!r}, {repeat})))")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              cwd=str(tree), env={**os.environ, "PYTHONPATH": str(tree)})
+    except subprocess.CalledProcessError as exc:
+        raise SystemExit(exc.stderr[-3000:]) from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="what", required=True)
+    n = sub.add_parser("nightly")
+    n.add_argument("warehouse", type=Path, help="a prebuilt warehouse (read only: each process loads into a copy)")
+    n.add_argument("--repeat", type=int, default=9, help="loads per process")
+    n.add_argument("--rounds", type=int, default=1, help="processes per checkout, interleaved")
+    n.add_argument("--against", type=Path, help="another checkout (the baseline) measured in the same run")
+    b = sub.add_parser("backfill")
+    b.add_argument("--runs", type=int, default=200)
+    b.add_argument("--repeat", type=int, default=3)
+    b.add_argument("--template", type=Path, help="a template pickle of bench_scale.py (else built: slow)")
+    args = ap.parse_args()
+    if args.what == "backfill":
+        tmpl = args.template
+        if tmpl is None:
+            sys.path.insert(0, str(HERE))
+            from bench_scale import template_offers
+            work = Path(tempfile.mkdtemp(prefix="scale-load-tmpl-"))
+            tmpl = work / "template.pkl"
+            template_offers(work).to_pickle(tmpl)
+        print(json.dumps(bench_backfill(tmpl, args.runs, args.repeat)))
+        return
+    trees = {"this checkout": ROOT} | ({"baseline": args.against.resolve()} if args.against else {})
+    results: dict[str, list[dict]] = {k: [] for k in trees}
+    for _ in range(args.rounds):
+        for name, tree in trees.items():
+            results[name].append(_one_process(tree, args.warehouse, args.repeat))
+            print(name, json.dumps({k: v for k, v in results[name][-1].items() if k != "profile"}), file=sys.stderr)
+    print(f"load average {os.getloadavg()[0]:.1f}; {args.warehouse.name}; {args.rounds} process(es) x {args.repeat} loads")
+    for name, rs in results.items():
+        loads = [x for r in rs for x in r["load_all_ms"]]
+        print(f"{name}: one nightly run ({rs[0]['offers']} offers) median {statistics.median(loads):.1f} ms, "
+              f"mean {statistics.fmean(loads):.1f} ms; raw INSERT of its offers + COMMIT "
+              f"{statistics.median([r['raw_ms'] for r in rs]):.1f} ms")
+        prof = rs[-1]["profile"]
+        print(f"  one load, {prof['statements']} statements, {prof['total_ms']:.1f} ms, of which Python "
+              f"{prof['python_ms']:.1f} ms:")
+        for step, ms in prof["steps_ms"].items():
+            print(f"    {ms:7.2f} ms  {step}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+-- spells_advance_1_moves: what the run does to the latest spell of each offer of the providers
+-- whose ok provider run is the newest of theirs (spell_run_providers: provider, observed_at of
+-- its ok provider run; spell_incoming_offers: their offers as loaded, held ones included),
+-- one row per move:
+--   absent      the offer is missing from the run (not even as a held reading): its current
+--               spell ends at the run's time
+--   extend      same price and text, spell still current
+--   changed     another price or text: the current spell ends, a new one starts
+--   reappeared  the latest spell was ended by an absence: a new one starts, even at the same price
+--   first seen  no spell yet
+-- A held reading is presence, not a price: it moves nothing. The reading's own columns (all of
+-- offers) come along for the new spells (spells_step_6_open.sql).
+CREATE OR REPLACE TEMP TABLE spell_moves AS
+WITH latest AS (
+    SELECT s.provider, s.offer_key, s.spell_no, s.price_per_hour, s.price_text, s.last_seen_at, s.valid_to
+    FROM price_spells s SEMI JOIN spell_run_providers p USING (provider)
+    WHERE s.is_latest
+)
+SELECT coalesce(r.provider, l.provider) AS provider, coalesce(r.offer_key, l.offer_key) AS offer_key,
+       r.* EXCLUDE (provider, offer_key),
+       p.observed_at AS run_observed_at,
+       l.spell_no AS cur_spell_no, l.price_per_hour AS cur_price_per_hour, l.price_text AS cur_price_text,
+       l.last_seen_at AS cur_last_seen_at, l.valid_to AS cur_valid_to,
+       CASE WHEN r.offer_key IS NULL THEN 'absent'
+            WHEN l.spell_no IS NULL THEN 'first seen'
+            WHEN l.valid_to IS NOT NULL THEN 'reappeared'
+            WHEN l.price_per_hour IS DISTINCT FROM r.price_per_hour
+              OR l.price_text IS DISTINCT FROM r.price_text THEN 'changed'
+            ELSE 'extend' END AS move
+FROM spell_incoming_offers r
+FULL JOIN latest l ON l.provider = r.provider AND l.offer_key = r.offer_key
+JOIN spell_run_providers p ON p.provider = coalesce(r.provider, l.provider)
+WHERE CASE WHEN r.offer_key IS NULL THEN l.valid_to IS NULL ELSE r.held_reason IS NULL END
