@@ -11,9 +11,14 @@
    Each prints CPU time (the figure to compare on a shared machine), wall time, peak RSS
    (``ru_maxrss``) minus the process's RSS before the body was read, and, from a second run
    under tracemalloc, the peak of the reading's own allocations (the body's bytes excluded).
-3. ``--crawl``: writes the file into a WARC (pricewatch's archive writer) and replays it
-   through a real ``scrapy crawl aws`` process (-a regions=us-east-1); reports that process's
-   wall time and peak RSS: the engine path (download handler, WARC read, middlewares, parse).
+3. ``--crawl``: the engine path, each a real ``scrapy crawl aws -a regions=us-east-1`` process
+   (its wall time and peak RSS from ``/usr/bin/time``): a **live** crawl downloading the file
+   from a local HTTP server (``python -m http.server``: a real download over a socket, nothing
+   mocked) and archiving it (WARC, then its WACZ), then a **replay** of the WARC it wrote.
+   Each streamed (the spider's path: network/archive -> temp file -> WARC record -> parser) and,
+   with ``--old``, also with ``-a stream=0`` (Scrapy's in-memory path: the body held whole,
+   the record gzipped by warcio at level 9, the replayed payload read into memory), in the
+   same run, with the ratio. The offers of all crawls must agree.
 
 Prints a Markdown table with the ratios streamed / json.loads.
 """
@@ -24,6 +29,7 @@ import argparse
 import json
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -164,32 +170,108 @@ def child(mode: str, path: Path) -> dict:
     return {**runs[0], "tracemalloc_peak_mib": runs[1]["tracemalloc_peak_mib"]}
 
 
-def crawl(path: Path) -> dict:
-    """A real replay crawl of the file (us-east-1 only): wall time and the process's peak RSS."""
-    from pricewatch.archive import write_exchanges
-    work = Path(tempfile.mkdtemp(prefix="bench-aws-", dir="/tmp"))
-    warc = work / "aws.warc.gz"
+STANDIN = json.dumps({"spiders.middlewares.WarcArchiveMiddleware": 950,
+                      "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+                      "spiders.faults.NetworkFaultMiddleware": 550,
+                      "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None})
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _scrapy(work: Path, name: str, args: list[str]) -> dict:
+    """One `scrapy crawl aws` process: wall time, peak RSS, offers, exit code, its WARC file."""
+    items = work / f"{name}.jsonl"
     t = time.perf_counter()
-    write_exchanges(warc, [{"url": "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.json",
-                            "captured_at": "2026-09-28T12:00:00Z", "headers": {"Content-Type": "application/json"},
-                            "body": path.read_bytes(), "status": 200}])
-    write_s = time.perf_counter() - t
-    t = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "scrapy", "crawl", "aws", "-a",
-                           "regions=us-east-1", "-s", f"PRICEWATCH_REPLAY={warc}", "-s", "LOG_LEVEL=ERROR",
-                           "-o", str(work / "items.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "scrapy", "crawl", "aws",
+                           "-a", "regions=us-east-1", "-s", "LOG_LEVEL=ERROR", "-s", f"PRICEWATCH_SPOOL_DIR={work / 'spool'}",
+                           "-o", f"{items}:jsonlines"] + args, capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - t
-    peak_kib = int(proc.stderr.strip().splitlines()[-1]) if proc.stderr.strip() else -1
-    items = sum(1 for line in open(work / "items.jsonl") if '"offer_key"' in line) if (work / "items.jsonl").exists() else 0
-    return {"warc_mib": warc.stat().st_size / 2**20, "write_s": write_s, "crawl_s": wall, "rss_mib": peak_kib / 1024,
-            "items": items, "rc": proc.returncode}
+    lines = proc.stderr.strip().splitlines()
+    peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else -1
+    offers = sorted((o["offer_key"], o["price_raw"], o["capture"]["body_sha256"])
+                    for o in map(json.loads, items.open()) if "offer_key" in o) if items.exists() else []
+    if proc.returncode or not offers:
+        print(f"{name}: exit {proc.returncode}\n" + "\n".join(lines[-15:]), file=sys.stderr)
+    left = list((work / "spool").rglob("*.body")) if (work / "spool").exists() else []
+    return {"name": name, "crawl_s": wall, "rss_mib": peak_kib / 1024, "offers": offers, "rc": proc.returncode,
+            "temp_files_left": len(left)}
+
+
+def crawls(path: Path, old: bool) -> list[dict]:
+    """Live download from a local HTTP server, then replay of the WARC it wrote; streamed, and
+    with ``old`` also Scrapy's in-memory path (``-a stream=0``)."""
+    work = Path(tempfile.mkdtemp(prefix="bench-aws-", dir="/tmp"))
+    site = work / "site" / "us-east-1"
+    site.mkdir(parents=True)
+    (site / "index.json").symlink_to(path)
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(work / "site")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = []
+    try:
+        time.sleep(1.0)
+        for mode in (["stream"] + (["memory"] if old else [])):
+            archive = work / f"archive-{mode}"
+            flag = ["-a", "stream=0"] if mode == "memory" else []
+            flag += ["-a", f"offers_url=http://127.0.0.1:{port}/{{region}}/index.json",
+                     "-s", f"DOWNLOADER_MIDDLEWARES={STANDIN}", "-s", "AUTOTHROTTLE_ENABLED=False"]
+            live = _scrapy(work, f"live-{mode}", flag + ["-s", f"PRICEWATCH_ARCHIVE_DIR={archive}"])
+            warcs = sorted(archive.rglob("*.warc.gz"))
+            live["warc_mib"] = warcs[0].stat().st_size / 2**20 if warcs else 0
+            out.append(live)
+            if warcs:
+                out.append(_scrapy(work, f"replay-{mode}", flag + ["-s", f"PRICEWATCH_REPLAY={warcs[0]}"]))
+    finally:
+        server.terminate()
+        server.wait(10)
+        shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def _print_crawls(rows: list[dict]) -> None:
+    by = {r["name"]: r for r in rows}
+    print("\n| `scrapy crawl aws -a regions=us-east-1` (own process) | wall | peak RSS | offers | WARC | temp files left |"
+          "\n|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        warc = f"{r['warc_mib']:.0f} MiB" if "warc_mib" in r else ""
+        print(f"| {r['name']} | {r['crawl_s']:.1f} s | {r['rss_mib']:.0f} MiB | {len(r['offers'])} | {warc} | {r['temp_files_left']} |")
+    for kind in ("live", "replay"):
+        s, m = by.get(f"{kind}-stream"), by.get(f"{kind}-memory")
+        if s and m:
+            print(f"| {kind}: streamed / in-memory | {s['crawl_s'] / m['crawl_s']:.2f} | {s['rss_mib'] / m['rss_mib']:.2f} | | | |")
+    same = len({tuple((k, p) for k, p, _ in r["offers"]) for r in rows}) == 1
+    digests = {d for r in rows for _, _, d in r["offers"]}
+    print(f"\nall crawls gave the same offers: {same}; body sha256 of the offers' evidence: {sorted(digests)}")
+
+
+def parse_table(info: dict, path: Path) -> None:
+    loads, stream = child("json", path), child("stream", path)
+    rows = [("body (the file, held once as response.body)", f"{info['bytes'] / 2**20:.0f} MiB", "", "")]
+    for label, key, unit in (("CPU time", "cpu_s", "s"), ("wall time", "wall_s", "s"), ("peak RSS above the body", "rss_over_body_mib", "MiB"),
+                             ("tracemalloc peak of the reading", "tracemalloc_peak_mib", "MiB"),
+                             ("peak RSS of the process", "rss_peak_mib", "MiB")):
+        ratio = stream[key] / loads[key] if loads[key] else float("nan")
+        rows.append((label, f"{loads[key]:.1f} {unit}", f"{stream[key]:.1f} {unit}", f"{ratio:.3f}"))
+    print(f"| {info['skus']} SKUs, {info['bytes'] / 2**20:.0f} MiB | json.loads | streamed (ijson, parse_offer_file) "
+          "| streamed / json.loads |\n|---|---:|---:|---:|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print(f"\nGPU offers kept by the streamed parse: {stream['kept']} (json.loads found {loads['kept']} GPU products)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=400)
     ap.add_argument("--crawl", action="store_true")
-    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--old", action="store_true", help="with --crawl: also Scrapy's in-memory path")
+    ap.add_argument("--no-parse", action="store_true", help="skip the json.loads / parse comparison")
+    ap.add_argument("--keep", action="store_true", help="keep the offer file (and --reuse it next time)")
+    ap.add_argument("--reuse", action="store_true", help="reuse a kept offer file of the same --mb")
     ap.add_argument("--measure", nargs=3, metavar=("MODE", "PATH", "TRACED"))
     args = ap.parse_args()
     if args.measure:
@@ -198,30 +280,23 @@ def main() -> None:
         return
     path = Path("/tmp/pricewatch-bench-AmazonEC2-us-east-1.json")
     t = time.perf_counter()
-    info = write_offer_file(path, args.mb)
+    sizes = path.with_suffix(".json.info")
+    if args.reuse and path.exists() and sizes.exists() and json.loads(sizes.read_text()).get("mb") == args.mb:
+        info = json.loads(sizes.read_text())
+    else:
+        info = {**write_offer_file(path, args.mb), "mb": args.mb}
+        sizes.write_text(json.dumps(info))
     print(f"wrote {path}: {info['bytes'] / 2**20:.0f} MiB, {info['skus']} SKUs in {time.perf_counter() - t:.0f} s",
           file=sys.stderr)
     try:
-        loads, stream = child("json", path), child("stream", path)
-        rows = [("body (the file, held once as response.body)", f"{info['bytes'] / 2**20:.0f} MiB", "", "")]
-        for label, key, unit in (("CPU time", "cpu_s", "s"), ("wall time", "wall_s", "s"), ("peak RSS above the body", "rss_over_body_mib", "MiB"),
-                                 ("tracemalloc peak of the reading", "tracemalloc_peak_mib", "MiB"),
-                                 ("peak RSS of the process", "rss_peak_mib", "MiB")):
-            ratio = stream[key] / loads[key] if loads[key] else float("nan")
-            rows.append((label, f"{loads[key]:.1f} {unit}", f"{stream[key]:.1f} {unit}", f"{ratio:.3f}"))
-        print(f"| {info['skus']} SKUs, {info['bytes'] / 2**20:.0f} MiB | json.loads | streamed (ijson, parse_offer_file) "
-              "| streamed / json.loads |\n|---|---:|---:|---:|")
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-        print(f"\nGPU offers kept by the streamed parse: {stream['kept']} (json.loads found {loads['kept']} GPU products)")
+        if not args.no_parse:
+            parse_table(info, path)
         if args.crawl:
-            c = crawl(path)
-            print(f"\nreplay crawl (`scrapy crawl aws -a regions=us-east-1`, own process): WARC {c['warc_mib']:.0f} MiB "
-                  f"written in {c['write_s']:.1f} s; crawl {c['crawl_s']:.1f} s, peak RSS {c['rss_mib']:.0f} MiB, "
-                  f"{c['items']} offers, exit {c['rc']}")
+            _print_crawls(crawls(path, args.old))
     finally:
         if not args.keep:
             path.unlink(missing_ok=True)
+            sizes.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pricewatch.warc_members import StoredPayload
 
 WARC_VERSION = "WARC/1.1"
 WARC_FORMAT = "WARC File Format 1.1"
@@ -68,6 +72,9 @@ class ArchivedResponse:
     headers: list[tuple[str, str]]
     body: bytes
     ref: CaptureRef
+    # A payload too big to hold (pricewatch/warc_read.py ``StoredPayload``): ``body`` is then
+    # empty and the payload is copied out of the WARC file when served.
+    payload: StoredPayload | None = None
 
 
 # A live crawl's file: <provider>-<YYYYmmddTHHMMSSZ>-<pid>.warc.gz (spiders/middlewares.py).

@@ -6,24 +6,24 @@ bad file of a folder with one warning line."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import logging
 import re
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from warcio.archiveiterator import ArchiveIterator
 
+from pricewatch.warc_members import BLOCK, GZIP_MAGIC, HOLD_BYTES, MemberStream, StoredPayload, member_streams, printable
 from pricewatch.warc_common import (PROVIDER_FIELD, ArchivedResponse, ArchiveError, CaptureRef, archive_relpath,
                                     parse_warc_date, sha256_hex)
 
 # The archive's logger (the CLI collects its warnings by this name).
 logger = logging.getLogger("pricewatch.archive")
 
-_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def warc_files(path: Path) -> list[Path]:
@@ -39,64 +39,32 @@ def warc_files(path: Path) -> list[Path]:
         raise ArchiveError(path, f"cannot be listed ({exc.strerror or exc})") from None
 
 
-def _printable(text: str, limit: int = 120) -> str:
-    text = " ".join("".join(c if c.isprintable() else "?" for c in str(text)).split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _members(file: Path, data: bytes, hosts: set[str]):
-    """The decompressed bytes of each gzip member, in order. An incomplete or corrupt member,
-    or bytes after the last member that are not one, make the file bad."""
-    view, n, pos = memoryview(data), len(data), 0
-    while pos < n:
-        if data[pos:pos + 2] != _GZIP_MAGIC:
-            raise ArchiveError(file, f"bytes at offset {pos} are not a gzip member (corrupt or appended data)")
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        out, p = [], pos
-        try:
-            while not d.eof and p < n:
-                chunk = view[p:p + 65536]
-                out.append(d.decompress(chunk))
-                p += len(chunk)
-        except zlib.error:
-            raise ArchiveError(file, f"corrupt gzip data: the member at offset {pos} does not decompress") from None
-        if not d.eof:
-            # What the cut member still shows says whose it was.
-            m = re.search(rb"WARC-Target-URI: *(\S+)", b"".join(out))
-            with contextlib.suppress(ValueError):
-                hosts.add(urlsplit(m.group(1).decode("latin-1")).hostname or "" if m else "")
-            raise ArchiveError(file, f"cut off: the gzip member at offset {pos} is incomplete "
-                                     f"(the file ends at {n} bytes)")
-        yield b"".join(out)
-        pos = p - len(d.unused_data)
-
-
-def _read_file(file: Path, data: bytes, hosts: set[str], providers: set[str]) -> list[ArchivedResponse]:
-    if not data:
+def _read_file(file: Path, fh, size: int, hosts: set[str], providers: set[str],
+               hold_bytes: int = HOLD_BYTES) -> list[ArchivedResponse]:
+    if not size:
         raise ArchiveError(file, "empty file (0 bytes)")
-    if data[:2] == _GZIP_MAGIC:
-        chunks = _members(file, data, hosts)
-    elif data.startswith(b"WARC/"):
-        chunks = iter([data])
-    else:
+    head = fh.read(5)
+    if not (head[:2] == GZIP_MAGIC or head.startswith(b"WARC/")):
         raise ArchiveError(file, "not a WARC file (neither gzip nor a WARC record header)")
+    fh.seek(0)
     out: list[ArchivedResponse] = []
     n = 0
     stray = io.StringIO()  # warcio prints a stray line for a record longer than it declares
     with contextlib.redirect_stderr(stray):
-        for chunk in chunks:
-            it = ArchiveIterator(io.BytesIO(chunk), check_digests=True)
+        for chunk in member_streams(file, fh, size, hosts):
+            it = ArchiveIterator(chunk, check_digests=True)
             end = 0
             try:
                 for record in it:
                     n += 1
                     try:
-                        out.extend(_read_record(file, n, record, hosts, providers))
+                        out.extend(_read_record(file, n, record, hosts, providers, hold_bytes,
+                                                (chunk, it.offset)))
                     except ArchiveError:
                         raise
                     except Exception as exc:  # e.g. a target URI that is not a URL
                         raise ArchiveError(file, f"record {n} is not a readable WARC record "
-                                                 f"({_printable(exc, 80)})") from None
+                                                 f"({printable(exc, 80)})") from None
                     end = it.get_record_offset() + it.get_record_length()
                     if it.err_count:
                         raise ArchiveError(file, f"{_where(n, record)} is longer than its WARC Content-Length")
@@ -104,11 +72,13 @@ def _read_file(file: Path, data: bytes, hosts: set[str], providers: set[str]) ->
                 raise
             except Exception as exc:  # warcio's parse errors: the bytes are not a record
                 raise ArchiveError(file, f"record {n + 1} is not a readable WARC record "
-                                         f"({_printable(exc, 80)})") from None
+                                         f"({printable(exc, 80)})") from None
             # warcio ends quietly at a record whose header block is cut off: what is left after
             # the last whole record must be blank.
-            if chunk[end:].strip():
-                raise ArchiveError(file, f"cut off: {len(chunk) - end} bytes after record {n} "
+            chunk.drain()
+            left = chunk.produced - end
+            if left > 0 and (left > len(chunk.tail) or bytes(chunk.tail[-left:]).strip()):
+                raise ArchiveError(file, f"cut off: {left} bytes after record {n} "
                                          f"are not a whole WARC record")
     if n == 0:
         raise ArchiveError(file, "holds no WARC record")
@@ -117,10 +87,11 @@ def _read_file(file: Path, data: bytes, hosts: set[str], providers: set[str]) ->
 
 def _where(n: int, record) -> str:
     url = record.rec_headers.get_header("WARC-Target-URI")
-    return f"record {n}" + (f" ({_printable(url, 80)})" if url else f" ({record.rec_type})")
+    return f"record {n}" + (f" ({printable(url, 80)})" if url else f" ({record.rec_type})")
 
 
-def _read_record(file: Path, n: int, record, hosts: set[str], providers: set[str]) -> list[ArchivedResponse]:
+def _read_record(file: Path, n: int, record, hosts: set[str], providers: set[str],
+                 hold_bytes: int = HOLD_BYTES, at: tuple | None = None) -> list[ArchivedResponse]:
     url = record.rec_headers.get_header("WARC-Target-URI")
     where = _where(n, record)
     if url:
@@ -130,7 +101,16 @@ def _read_record(file: Path, n: int, record, hosts: set[str], providers: set[str
     except (TypeError, ValueError):
         raise ArchiveError(file, f"{where} has no valid WARC Content-Length") from None
     stream = record.raw_stream
-    payload = stream.read()
+    held = record.rec_type != "response" or declared <= hold_bytes
+    if held:
+        payload = stream.read()
+        digest, size = None, len(payload)
+    else:   # too big to hold: hashed on the way, copied out when served (StoredPayload)
+        payload, sha, size = b"", hashlib.sha256(), 0
+        while chunk := stream.read(BLOCK):
+            sha.update(chunk)
+            size += len(chunk)
+        digest = sha.hexdigest()
     missing = getattr(stream, "limit", 0)
     if missing:
         raise ArchiveError(file, f"{where} is cut off: {declared - missing} of the {declared} bytes "
@@ -161,8 +141,13 @@ def _read_record(file: Path, n: int, record, hosts: set[str], providers: set[str
         raise ArchiveError(file, f"{where} has no WARC-Record-ID")
     # raw_stream: the body exactly as archived (no content decoding), so a replay hands
     # Scrapy the same bytes and headers the live crawl received.
-    ref = CaptureRef(archive_relpath(file), record_id, sha256_hex(payload), captured, url)
-    return [ArchivedResponse(url, status, list(record.http_headers.headers), payload, ref)]
+    if held:
+        ref = CaptureRef(archive_relpath(file), record_id, sha256_hex(payload), captured, url)
+        return [ArchivedResponse(url, status, list(record.http_headers.headers), payload, ref)]
+    chunk, offset = at
+    stored = StoredPayload(Path(file), chunk.start, offset, isinstance(chunk, MemberStream), size, digest)
+    ref = CaptureRef(archive_relpath(file), record_id, digest, captured, url)
+    return [ArchivedResponse(url, status, list(record.http_headers.headers), b"", ref, payload=stored)]
 
 
 # Parsed files by (path, sha256 of the bytes): the flow and a crawl read the same archive
@@ -171,25 +156,29 @@ _CACHE: dict[tuple[str, bytes], list[ArchivedResponse] | ArchiveError] = {}
 _WARNED: set[str] = set()
 
 
-def read_file(file: Path) -> list[ArchivedResponse]:
-    """The response records of one WARC file; ``ArchiveError`` if the file is bad."""
+def read_file(file: Path, hold_bytes: int = HOLD_BYTES) -> list[ArchivedResponse]:
+    """The response records of one WARC file; ``ArchiveError`` if the file is bad. Read as a
+    stream (a gzip member at a time); a response payload above ``hold_bytes`` is not held but
+    indexed where it is (``ArchivedResponse.payload``, a ``StoredPayload``; ``body`` is empty)."""
     file = Path(file)
     try:
-        data = file.read_bytes()
+        with open(file, "rb") as fh:
+            key = (str(file), hashlib.file_digest(fh, "sha256").digest(), hold_bytes)
+            size = fh.tell()
+            if key not in _CACHE:
+                hosts: set[str] = set()
+                providers: set[str] = set()
+                fh.seek(0)
+                try:
+                    _CACHE[key] = _read_file(file, fh, size, hosts, providers, hold_bytes)
+                except ArchiveError as exc:
+                    exc.hosts |= hosts - {""}
+                    exc.providers |= providers
+                    _CACHE[key] = exc
+                if len(_CACHE) > 256:
+                    _CACHE.pop(next(iter(_CACHE)))
     except OSError as exc:
         raise ArchiveError(file, f"cannot be read ({exc.strerror or exc})") from None
-    key = (str(file), hashlib.sha256(data).digest())
-    if key not in _CACHE:
-        hosts: set[str] = set()
-        providers: set[str] = set()
-        try:
-            _CACHE[key] = _read_file(file, data, hosts, providers)
-        except ArchiveError as exc:
-            exc.hosts |= hosts - {""}
-            exc.providers |= providers
-            _CACHE[key] = exc
-        if len(_CACHE) > 256:
-            _CACHE.pop(next(iter(_CACHE)))
     result = _CACHE.get(key)
     if isinstance(result, ArchiveError):
         raise result
@@ -267,6 +256,8 @@ def read_exchange(file: Path, record_id: str) -> Exchange | None:
     response = next((r for r in read_file(file) if r.ref.record_id == record_id), None)
     if response is None:
         return None
+    if response.payload is not None:   # a payload too big to index held: read for this one exchange
+        response = dataclasses.replace(response, body=response.payload.read())
     ex = Exchange(file, response, [], "")
     with open(file, "rb") as fh:
         for record in ArchiveIterator(fh):

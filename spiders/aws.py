@@ -8,14 +8,17 @@
 "Reserved": {...}}}``.
 
 **Big answers stay cheap.** A region's file is hundreds of MB (more for us-east-1). It is never
-``json.loads``-ed: :func:`parse_offer_file` streams it with ijson (yajl2 C backend) over the body
-as received (``response.body`` wrapped in a BytesIO, which shares the bytes: no copy, and never
-``response.text``, which would decode a second copy), three passes: ``products`` (kept: only the
-GPU instance SKUs we sell-compare), then ``terms.OnDemand`` and ``terms.Reserved`` (kept: only
-those SKUs). Memory beyond the body is the few hundred kept SKUs; figures in
-``benchmarks/bench_hyperscaler_stream.py``. ``DOWNLOAD_MAXSIZE`` is raised and
-``DOWNLOAD_WARNSIZE`` silenced for these requests only (``download_maxsize`` /
-``download_warnsize`` meta); the regions are read one after the other, so one body at a time.
+held whole: each request is flagged ``pricewatch_stream`` (spiders/streaming.py), so the body
+goes from the network (or the archive, in a replay) to a temp file and into the WARC record
+from there, and :func:`parse_offer_file` streams that file with ijson (yajl2 C backend), never
+``json.loads``, in passes: ``products`` (kept: only the GPU instance SKUs we compare), then
+``terms.OnDemand`` and ``terms.Reserved`` (kept: only those SKUs). Memory is the few hundred
+kept SKUs; figures in ``benchmarks/bench_hyperscaler_stream.py``. The temp file is removed
+after the parse, also when it fails. ``DOWNLOAD_MAXSIZE`` is raised and ``DOWNLOAD_WARNSIZE``
+silenced for these requests only (``download_maxsize`` / ``download_warnsize`` meta); the
+regions are read one after the other. ``-a offers_url=...{region}...`` points the spider
+elsewhere (a stand-in server in the tests and the benchmark), ``-a max_bytes=N`` lowers that
+limit, ``-a stream=0`` takes Scrapy's in-memory path (the benchmark's baseline).
 
 What is an offer (the EC2 price page's "Linux on-demand", the rows a reader compares):
 ``productFamily`` "Compute Instance", ``operatingSystem`` Linux, ``tenancy`` Shared,
@@ -38,12 +41,14 @@ table lacks is reported (source fact ``unknown_instance_types``), never guessed.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import ijson
 import scrapy
 
 from spiders.base import Parsed, PriceSpider
 from spiders.instance_types import aws_gpus
+from spiders.streaming import STREAM_META, use_streaming_handler
 
 OFFERS = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.json"
 #: The regions of the real recording (US East N. Virginia / Ohio, US West Oregon, Tokyo, Mumbai,
@@ -79,8 +84,28 @@ def _hourly(term: dict, where: str, problems: dict[str, list[str]]):
     return hourly[0]
 
 
-def parse_offer_file(body: bytes | memoryview, url: str) -> Parsed:
-    """GPU instance offers of one region's EC2 offer file, streamed (never loaded whole)."""
+def _opener(body):
+    """A function giving a fresh binary stream of the document for each pass."""
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return lambda: io.BytesIO(body)
+    if isinstance(body, (str, Path)):
+        return lambda: open(body, "rb")
+    return body.open   # a spooled body (pricewatch/streamed_body.py StreamedBody): decoded
+
+
+def parse_offer_file(body, url: str) -> Parsed:
+    """GPU instance offers of one region's EC2 offer file, streamed (never loaded whole).
+    ``body``: the document as bytes, a file path, or a spooled body (``StreamedBody``)."""
+    opener = _opener(body)
+    try:
+        return _parse(opener, url)
+    except OSError as exc:   # a spooled body that cannot be read back or decoded (cut gzip)
+        parsed = Parsed()
+        parsed.error(f"EC2 offer file {_region_of(url)}: cannot be read ({exc})")
+        return parsed
+
+
+def _parse(opener, url: str) -> Parsed:
     parsed = Parsed()
     region = _region_of(url)
     url = f"EC2 offer file {region}"   # errors name the file briefly (the full URL is in the log)
@@ -89,10 +114,12 @@ def parse_offer_file(body: bytes | memoryview, url: str) -> Parsed:
     kept: dict[str, dict] = {}   # sku -> product attributes (GPU Linux on-demand instances)
 
     def stream(prefix):
-        return ijson.kvitems(io.BytesIO(body), prefix, use_float=False)
+        with opener() as fh:
+            yield from ijson.kvitems(fh, prefix, use_float=False)
 
     try:
-        offer_code = next(ijson.items(io.BytesIO(body), "offerCode"), None)
+        with opener() as fh:
+            offer_code = next(ijson.items(fh, "offerCode"), None)
         if offer_code != "AmazonEC2":
             parsed.error(f"{url}: not an AmazonEC2 offer file (offerCode {offer_code!r})")
             return parsed
@@ -175,23 +202,39 @@ class AwsSpider(PriceSpider):
     capture = "composed"
     source_urls = tuple(OFFERS.format(region=r) for r in REGIONS)
 
-    def __init__(self, *args, regions: str | None = None, **kwargs):
+    def __init__(self, *args, regions: str | None = None, offers_url: str | None = None,
+                 max_bytes: str | None = None, stream: str = "1", **kwargs):
         super().__init__(*args, **kwargs)
         self.regions = tuple(r.strip() for r in regions.split(",") if r.strip()) if regions else REGIONS
+        self.offers_url = offers_url or OFFERS
+        self.max_bytes = int(max_bytes) if max_bytes else MAX_BYTES
+        # -a stream=0: Scrapy's in-memory path (the benchmark's baseline), the same parse.
+        self.stream = stream not in ("0", "false", "no")
         self.facts: dict[str, list[str]] = {}
+
+    @classmethod
+    def update_settings(cls, settings):
+        super().update_settings(settings)
+        use_streaming_handler(settings)   # live only: a replay streams from the archive
 
     # One region at a time: the next file is requested once the previous one is parsed, so at
     # most one body of hundreds of MB is held (and the facts of all regions are emitted once).
     def _request(self, i: int):
-        return scrapy.Request(OFFERS.format(region=self.regions[i]), callback=self.parse_offers,
+        return scrapy.Request(self.offers_url.format(region=self.regions[i]), callback=self.parse_offers,
                               errback=self.region_failed, cb_kwargs={"i": i},
-                              meta={"download_maxsize": MAX_BYTES, "download_warnsize": 0, "region_index": i})
+                              meta={"download_maxsize": self.max_bytes, "download_warnsize": 0, "region_index": i,
+                                    STREAM_META: self.stream})
 
     async def start(self):
         yield self._request(0)
 
     def parse_offers(self, response, i):
-        parsed = parse_offer_file(response.body, response.url)
+        streamed = getattr(response, "streamed", None)
+        try:
+            parsed = parse_offer_file(streamed if streamed is not None else response.body, response.url)
+        finally:
+            if streamed is not None:
+                streamed.remove()
         region = self.regions[i]
         for fact in parsed.facts:
             self.facts.setdefault(fact["fact"], []).extend(f"{region}: {v}" for v in fact["value_text"].split("; "))

@@ -87,10 +87,20 @@ class WarcArchiveMiddleware:
             # A browser page: its handler archived what came off the wire (the page, its
             # scripts, their requests); this response is the rendered DOM, derived, not evidence.
             return response
-        headers = [(k.decode("latin-1"), v.decode("latin-1"))
-                   for k, vs in response.headers.items() for v in vs]
         req_headers = [(k.decode("latin-1"), v.decode("latin-1"))
                        for k, vs in request.headers.items() for v in vs]
+        streamed = getattr(response, "streamed", None)
+        if streamed is not None:
+            # A body spooled to a temp file (spiders/streaming.py): the record is written from
+            # the file with the headers as received, never read into memory.
+            ref = self._writer().write_streamed(
+                response.url, response.status, "", streamed.headers, streamed,
+                request_method=request.method, request_headers=req_headers, request_body=request.body,
+            )
+            request.meta["capture"] = ref.as_meta()
+            return response
+        headers = [(k.decode("latin-1"), v.decode("latin-1"))
+                   for k, vs in response.headers.items() for v in vs]
         ref = self._writer().write(
             response.url, response.status, "", headers, response.body,
             request_method=request.method, request_headers=req_headers, request_body=request.body,

@@ -4,6 +4,11 @@ Set as the http/https handler when PRICEWATCH_REPLAY is set, so a replay goes th
 same engine, downloader middlewares (retry, robots.txt, compression), spider and pipelines
 as a live crawl; only the socket is replaced. A URL missing from the archive is a 404.
 
+A request flagged ``pricewatch_stream`` (a body of hundreds of MB, spiders/streaming.py) is
+answered with its payload copied to a temp file in chunks (``spooled_replay``), never held
+whole; a record too big to index held (pricewatch/warc_read.py ``StoredPayload``) is read
+from the WARC file when served (into memory only for a request that is not flagged).
+
 A bad WARC file is never served (pricewatch/archive.py): in a folder it is skipped with one
 warning line; a single bad file leaves nothing to serve, and the crawl fails with that line
 (in ``pricewatch/failed_urls``) instead of a traceback.
@@ -19,6 +24,8 @@ from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
 
 from pricewatch.archive import ArchiveError, ReplayIndex
+from spiders.faults import DownloadFailed
+from spiders.streaming import STREAM_META, CrawlSpool, spooled_replay
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +48,7 @@ class WarcReplayDownloadHandler(BaseDownloadHandler):
                 short = f"{Path(exc.file).name}: {exc.reason}" if isinstance(exc, ArchiveError) else str(exc)
                 self._indexes[path] = ReplayIndex(problems=[short], unreadable=True)
         self.index = self._indexes[path]
+        self.spool = CrawlSpool(crawler.settings)
         if self.index.unreadable:
             failed = crawler.stats.get_value("pricewatch/failed_urls", [])
             line = f"replay archive unreadable: {self.index.problems[0]}"
@@ -55,10 +63,23 @@ class WarcReplayDownloadHandler(BaseDownloadHandler):
             return responsetypes.from_args(url=request.url)(
                 url=request.url, status=404, body=b"", request=request,
                 headers=Headers({"X-Pricewatch-Replay": "not in archive"}))
+        if request.meta.get(STREAM_META):
+            response = spooled_replay(self.spool, archived, request)
+            request.meta["capture"] = archived.ref.as_meta()
+            return response
+        body = archived.body
+        if archived.payload is not None:   # too big to index held, and not asked for as a stream
+            try:
+                body = archived.payload.read()
+            except ArchiveError as exc:
+                raise DownloadFailed(f"archived record unusable: {exc.reason}", "replay-digest") from None
         headers = Headers()
         for k, v in archived.headers:
             headers.appendlist(k, v)
-        cls = responsetypes.from_args(headers=headers, url=request.url, body=archived.body)
+        cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
         request.meta["capture"] = archived.ref.as_meta()
-        return cls(url=request.url, status=archived.status, headers=headers, body=archived.body,
+        return cls(url=request.url, status=archived.status, headers=headers, body=body,
                    request=request)
+
+    async def close(self) -> None:
+        self.spool.close()
