@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -228,24 +229,117 @@ def test_every_table_view_and_column_has_a_comment(wh):
     assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0] >= 15
 
 
-def test_the_daily_marts_read_their_stored_days_while_valid_and_compute_the_rest(wh):
+def test_the_daily_marts_store_each_complete_day_at_load_and_compute_the_rest(wh):
+    """Each load stores the days before its own (warehouse/sql/refresh_daily_marts.sql, in the
+    load's transaction); the latest day is computed on read from latest_offers."""
     con, _ = wh
     sql = "SELECT * FROM {} ORDER BY ALL"
-    computed = {v: con.execute(sql.format(v)).fetchall() for v in ("cheapest_offer_daily", "provider_price_index")}
+    marts = ("cheapest_offer_daily", "provider_price_index")
+    read = {v: con.execute(sql.format(v)).fetchall() for v in marts}
+    computed = {v: con.execute(sql.format(f"{v}_after(DATE '0001-01-01')")).fetchall() for v in marts}
+    assert read == computed
+    # day3's load stored day1 and day2 (one run each); day3 (2026-10-30) is the latest day
+    assert con.execute("SELECT day, runs FROM daily_marts_days ORDER BY day").fetchall() == [
+        (date(2026, 10, 27), 1), (date(2026, 10, 28), 1)]
+    assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 28)
+    assert {d for (d,) in con.execute("SELECT DISTINCT day FROM cheapest_offer_daily_stored").fetchall()} == {
+        date(2026, 10, 27), date(2026, 10, 28)}
     con.execute("BEGIN")
     try:
-        assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(1, 1, 1)   # nothing stored yet
-        con.execute(query_sql("refresh_daily_marts"))
         con.execute(query_sql("refresh_daily_marts"))   # idempotent
-        assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 30)
-        assert con.execute("SELECT count(*) FROM cheapest_offer_daily_stored").fetchone()[0] == len(
-            computed["cheapest_offer_daily"])
-        for view, rows_before in computed.items():
-            assert con.execute(sql.format(view)).fetchall() == rows_before
-        # a late run for 2026-10-29 changes that day and every later one: stored days up to the 28th stay valid
-        con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at, status)
-                       VALUES ('late', 'replay', TIMESTAMPTZ '2026-10-29 02:00:00+00', DATE '2026-10-29', now(), now(), 'failed')""")
         assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 28)
-        assert con.execute(sql.format("cheapest_offer_daily")).fetchall() != computed["cheapest_offer_daily"]  # + the 29th
+        assert {v: con.execute(sql.format(v)).fetchall() for v in marts} == read
+        # a late (failed) run for 2026-10-28 invalidates that day and every later one: computed on read, same answers
+        con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at, status)
+                       VALUES ('late', 'replay', TIMESTAMPTZ '2026-10-28 05:00:00+00', DATE '2026-10-28', now(), now(), 'failed')""")
+        assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 27)
+        assert {v: con.execute(sql.format(v)).fetchall() for v in marts} == read
+        con.execute(query_sql("refresh_daily_marts"))
+        assert con.execute("SELECT runs FROM daily_marts_days WHERE day = DATE '2026-10-28'").fetchone()[0] == 2
+        assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 28)
+        assert {v: con.execute(sql.format(v)).fetchall() for v in marts} == read
+        # a late run for 2026-10-29, a day without runs until now: that day appears (prices in force then)
+        con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at, status)
+                       VALUES ('late2', 'replay', TIMESTAMPTZ '2026-10-29 02:00:00+00', DATE '2026-10-29', now(), now(), 'failed')""")
+        got = con.execute(sql.format("cheapest_offer_daily")).fetchall()
+        assert got != read["cheapest_offer_daily"]
+        assert got == con.execute(sql.format("cheapest_offer_daily_after(DATE '0001-01-01')")).fetchall()
+    finally:
+        con.execute("ROLLBACK")
+
+
+def _oracle_view(con, migration: str, view: str) -> None:
+    """The view as a landed migration defined it (landed migrations are never edited), as the
+    temp view oracle_<view>: what a newer definition must still answer."""
+    sql = next(Path(db.MIGRATIONS_DIR).glob(f"{migration}_*.sql")).read_text()
+    start = sql.index(f"CREATE OR REPLACE VIEW {view} AS")
+    body = sql[start:sql.index("COMMENT ON", start)]
+    con.execute(body.replace(f"CREATE OR REPLACE VIEW {view} AS", f"CREATE OR REPLACE TEMP VIEW oracle_{view} AS"))
+
+
+def test_claim_history_stored_at_load_answers_as_the_view_of_migration_044(wh):
+    con, runs = wh
+    _oracle_view(con, "044", "claim_history")
+    _oracle_view(con, "045", "cited_offer_history")
+    order = {"claim_history": "claim_id, snapshot_at, run_id", "cited_offer_history": "claim_id, snapshot_at, input_name"}
+
+    def same() -> None:
+        for view, keys in order.items():
+            sql = f"SELECT * FROM {{}} ORDER BY {keys}"
+            assert con.execute(sql.format(view)).fetchall() == con.execute(sql.format(f"oracle_{view}")).fetchall(), view
+
+    # day1's and day2's evaluations were stored by the next loads; day3's are computed on read
+    assert [r for (r,) in con.execute("SELECT DISTINCT run_id FROM claim_history_stored ORDER BY 1").fetchall()] == sorted(runs[:2])
+    assert con.execute("SELECT claim_history_valid()").fetchone()[0] is True
+    same()
+    refresh = query_sql("refresh_claim_history")
+    con.execute("BEGIN")
+    try:
+        con.execute(refresh)
+        con.execute(refresh)   # idempotent
+        assert con.execute("SELECT count(*) FROM claim_history_stored").fetchone()[0] == con.execute(
+            "SELECT count(DISTINCT (run_id, claim_id)) FROM claim_evaluations").fetchone()[0]
+        same()
+        # the nightly case: a later snapshot evaluated after the refresh is computed on read, linked to the stored rows
+        con.execute("""INSERT INTO claim_evaluations SELECT * REPLACE ('day4' AS run_id, snapshot_at + INTERVAL 1 DAY AS snapshot_at,
+                                                                       now() + INTERVAL 1 SECOND AS evaluated_at)
+                       FROM claim_evaluations WHERE run_id = ?""", [runs[2]])
+        assert con.execute("SELECT claim_history_valid()").fetchone()[0] is True
+        same()
+        # day1 evaluated again under other rules, another status for the cited B200 claim: a stored
+        # snapshot changed, so every row is computed on read (day2's previous_status follows) until the refresh
+        con.execute("""INSERT INTO claim_evaluations SELECT * REPLACE ('other rules' AS rules_version, 'rules' AS trigger,
+                                                                       'drifted' AS status, now() + INTERVAL 2 SECOND AS evaluated_at)
+                       FROM claim_evaluations WHERE run_id = ? AND claim_id = 'g-cite-massed-b200x8'""", [runs[0]])
+        assert con.execute("SELECT claim_history_valid()").fetchone()[0] is False
+        same()
+        got = con.execute("""SELECT previous_status FROM claim_history WHERE claim_id = 'g-cite-massed-b200x8' AND run_id = ?""",
+                          [runs[1]]).fetchone()
+        assert got == ("drifted",)
+        con.execute(refresh)
+        assert con.execute("SELECT claim_history_valid()").fetchone()[0] is True
+        same()
+        # an evaluation removed: the stored rows are no longer the answer
+        con.execute("DELETE FROM claim_evaluations WHERE run_id = 'day4' AND claim_id = 'g-cite-massed-b200x8'")
+        assert con.execute("SELECT claim_history_valid()").fetchone()[0] is False
+        same()
+    finally:
+        con.execute("ROLLBACK")
+    same()
+
+
+def test_a_source_never_good_has_no_age_and_is_stale(wh):
+    con, runs = wh
+    con.execute("BEGIN")
+    try:
+        con.execute("""INSERT INTO provider_runs (run_id, provider, status, observed_at, item_count, priced_count,
+                                                  unpriced_count, duplicates_dropped, http_error_count, retries, attempts,
+                                                  duration_s, unknown_labels, warnings, monitors, error)
+                       VALUES (?, 'never_good', 'failed', ?, 0, 0, 0, 0, 0, 0, 1, 1.0, [], [], [], 'HTTP 503')""",
+                    [runs[1], DAY2])
+        got = {r["provider"]: r for r in rows(con, query_sql("source_freshness_at"), [DAY3, None])}["never_good"]
+        # no ok provider run at all: no last good data, so no age (not 0 h), and stale
+        assert (got["last_ok_at"], got["age_hours"], got["is_stale"], got["failed_attempts_since_ok"]) == (None, None, True, 1)
+        assert rows(con, "SELECT age_hours FROM source_freshness WHERE provider = 'never_good'") == [{"age_hours": None}]
     finally:
         con.execute("ROLLBACK")

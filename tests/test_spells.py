@@ -61,6 +61,33 @@ def same_history(con) -> tuple[int, int]:
             con.execute("SELECT count(*) FROM price_changes").fetchone()[0])
 
 
+IN_FORCE_ORACLE_FILE = Path(db.MIGRATIONS_DIR) / "041_view_offers_in_force_daily.sql"
+COMPARABILITY_FILE = Path(db.MIGRATIONS_DIR) / "050_spells_carry_comparability.sql"
+
+
+def same_marts(con) -> int:
+    """The daily marts read off the spells' own comparability columns (migration 050) and their
+    stored days (051) answer as migration 041 (which joined each spell to its first reading in
+    offers) computed in full; returns the rows of offers_in_force_daily."""
+    sql = IN_FORCE_ORACLE_FILE.read_text()
+    start = sql.index("CREATE OR REPLACE MACRO offers_in_force_after")
+    con.execute(sql[start:sql.index("CREATE OR REPLACE VIEW", start)].replace(
+        "CREATE OR REPLACE MACRO offers_in_force_after", "CREATE OR REPLACE TEMP MACRO oracle_offers_in_force_after"))
+    in_force = con.execute("SELECT * FROM offers_in_force_daily ORDER BY ALL").fetchall()
+    assert in_force == con.execute("SELECT * FROM oracle_offers_in_force_after(DATE '0001-01-01') ORDER BY ALL").fetchall()
+    for mart in ("cheapest_offer_daily", "provider_price_index"):
+        assert (con.execute(f"SELECT * FROM {mart} ORDER BY ALL").fetchall()
+                == con.execute(f"SELECT * FROM {mart}_after(DATE '0001-01-01') ORDER BY ALL").fetchall()), mart
+    # every spell carries its first reading's currency, self-service and aggregator flags
+    assert con.execute("""SELECT count(*) FILTER (WHERE s.currency IS NOT DISTINCT FROM o.currency
+                                                    AND s.self_service IS NOT DISTINCT FROM o.self_service
+                                                    AND s.is_aggregator IS NOT DISTINCT FROM o.is_aggregator), count(*)
+                          FROM price_spells s LEFT JOIN offers o
+                            ON o.run_id = s.first_run_id AND o.provider = s.provider AND o.offer_key = s.offer_key
+                       """).fetchone() == (n := con.execute("SELECT count(*) FROM price_spells").fetchone()[0],) * 2
+    return len(in_force)
+
+
 # --- the shipped captures, replayed as a history ---------------------------------------------
 
 def test_spells_of_the_shipped_captures_match_the_window_views(tmp_path, crawl):
@@ -137,11 +164,14 @@ def synthetic_runs(n_runs: int, seed: int):
                     rows.append({"run_id": run_id, "provider": p, "offer_key": f"2x G{k} on-demand",
                                  "gpu_label": f"G{k}", "gpu_model": None if k == 11 else f"G{k}", "gpu_count": 2,
                                  "vram_gb": 80.0, "form_factor": "SXM", "billing": "on-demand", "tier": "on-demand",
-                                 "reserved_term": None, "self_service": True, "region": None, "currency": "USD",
+                                 "reserved_term": None, "region": None,
+                                 # comparability varies by offer (and offer 5 turns self-service halfway)
+                                 "self_service": not (k == 3 or (k == 5 and n >= n_runs // 2)),
+                                 "currency": "EUR" if k == 2 else "USD",
                                  "price_unit": "instance_hour", "price_per_hour": pph,
                                  "price_per_gpu_hour": None if unpriced else pph / 2, "is_priced": not unpriced,
                                  "price_text": "Contact sales" if unpriced else None, "availability": None,
-                                 "is_aggregator": False, "observed_at": at, "source_url": f"https://{p}.test/",
+                                 "is_aggregator": p == "c" and k == 4, "observed_at": at, "source_url": f"https://{p}.test/",
                                  "warc_file": "syn.warc.gz", "warc_record_id": f"<urn:uuid:{run_id}-{p}>",
                                  "body_sha256": "0" * 64, "held_reason": held, "screen_note": None,
                                  "price_raw": None if unpriced else f"${pph}"})
@@ -180,8 +210,21 @@ def test_spells_advanced_run_by_run_match_the_window_views_as_the_history_grows(
         assert db.load_run(con, run, pr, offers, facts)
         if n % 6 == 5:
             same_history(con)
+            same_marts(con)
         kinds |= set(pr["status"])
     n_spells, n_changes = same_history(con)
+    # the history compares offers that are not comparable (EUR, sales-only, an aggregator's) and some that are
+    assert 0 < same_marts(con) < con.execute("SELECT count(*) FROM price_spells").fetchone()[0]
+    assert con.execute("SELECT count(DISTINCT (currency, self_service, is_aggregator)) FROM price_spells").fetchone()[0] == 4
+    # migration 050's backfill of the columns gives what the loads set
+    sql = COMPARABILITY_FILE.read_text()
+    update = sql[sql.index("UPDATE price_spells"):sql.index(";", sql.index("UPDATE price_spells"))]
+    loaded = con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall()
+    con.execute("BEGIN")
+    con.execute("UPDATE price_spells SET currency = NULL, self_service = NULL, is_aggregator = NULL")
+    con.execute(update)
+    assert con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall() == loaded
+    con.execute("ROLLBACK")
     events = dict(con.execute("SELECT event, count(*) FROM price_changes GROUP BY 1").fetchall())
     # The history exercises what it claims to: every provider status, both events, held readings.
     assert kinds == {"ok", "suspect", "failed", "not attempted"}
@@ -210,12 +253,14 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
     for run, pr, offers, facts in shuffled:
         db.load_run(con, run, pr, offers, facts)
     same_history(con)
+    same_marts(con)   # the stored days invalidated by each late run and stored again
     spells_shuffled = con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall()
     con.close()
     con = db.connect(tmp_path / "backfill.duckdb")
     db.migrate(con)
     assert db.load_runs(con, runs) == [r[0]["run_id"] for r in runs]
     same_history(con)
+    same_marts(con)
     assert con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall() == spells_shuffled
     con.close()
 

@@ -17,6 +17,7 @@ WITH ok_runs AS (
 present AS (
     SELECT o.provider, o.offer_key, o.gpu_model, o.gpu_count, o.billing, o.tier, o.price_per_hour,
            o.price_per_gpu_hour, o.price_text, o.observed_at, o.run_id, o.held_reason, r.ok_seq,
+           o.currency, o.self_service, o.is_aggregator,
            sum(CASE WHEN o.held_reason IS NULL THEN 0 ELSE 1 END)
                OVER (PARTITION BY o.provider, o.offer_key ORDER BY r.ok_seq ROWS UNBOUNDED PRECEDING) AS held_cum,
            r.ok_seq - row_number() OVER (PARTITION BY o.provider, o.offer_key ORDER BY r.ok_seq) AS island
@@ -59,7 +60,10 @@ collapsed AS (
         arg_max(island, ok_seq) AS last_island,
         count(*) AS observations,
         arg_min(run_id, ok_seq) AS first_run_id,
-        arg_max(run_id, ok_seq) AS last_run_id
+        arg_max(run_id, ok_seq) AS last_run_id,
+        arg_min(currency, ok_seq) AS currency,            -- the first reading's (migration 050)
+        arg_min(self_service, ok_seq) AS self_service,
+        arg_min(is_aggregator, ok_seq) AS is_aggregator
     FROM numbered
     GROUP BY provider, offer_key, spell_no
 ),
@@ -85,6 +89,7 @@ SELECT provider, offer_key, spell_no, started_by, gpu_model, gpu_count, billing,
     lag(price_per_hour) OVER s AS prev_price_per_hour,
     lag(price_text) OVER s AS prev_price_text,
     lag(last_seen_at) OVER s AS prev_last_seen_at,
-    lag(valid_to) OVER s AS prev_valid_to
+    lag(valid_to) OVER s AS prev_valid_to,
+    currency, self_service, is_aggregator
 FROM closed
 WINDOW s AS (PARTITION BY provider, offer_key ORDER BY spell_no)
