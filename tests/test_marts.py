@@ -23,7 +23,7 @@ from pricewatch import collect
 from pricewatch.claims.evaluate import evaluate_claims
 from spiders.base import Parsed
 from tests.inprocess import run_parsed
-from warehouse import db
+from warehouse import db, marts
 from warehouse.load import query_sql
 
 DAY1 = datetime(2026, 10, 27, 2, 0, tzinfo=timezone.utc)
@@ -341,5 +341,26 @@ def test_a_source_never_good_has_no_age_and_is_stale(wh):
         # no ok provider run at all: no last good data, so no age (not 0 h), and stale
         assert (got["last_ok_at"], got["age_hours"], got["is_stale"], got["failed_attempts_since_ok"]) == (None, None, True, 1)
         assert rows(con, "SELECT age_hours FROM source_freshness WHERE provider = 'never_good'") == [{"age_hours": None}]
+    finally:
+        con.execute("ROLLBACK")
+
+
+def test_a_load_refreshes_the_stored_marts_only_when_a_day_is_complete(wh):
+    """warehouse/marts.py refresh (called in each load's transaction) stores a day once, when a
+    later day begins: at a 15-minute cadence, once a day."""
+    con, runs = wh
+    due = "SELECT daily_marts, claim_history FROM (" + query_sql("marts_due") + ")"
+    # after day3's load: day1 and day2 stored; day3 (the latest day) and its evaluations are read live
+    assert con.execute(due).fetchone() == (False, False)
+    assert marts.refresh(con) == []
+    con.execute("BEGIN")
+    try:
+        con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at, status)
+                       VALUES ('day4', 'replay', TIMESTAMPTZ '2026-10-31 02:00:00+00', DATE '2026-10-31', now(), now(), 'failed')""")
+        assert con.execute(due).fetchone() == (True, True)   # day3 is complete now
+        assert marts.refresh(con) == ["refresh_daily_marts", "refresh_claim_history"]
+        assert con.execute(due).fetchone() == (False, False)
+        assert con.execute("SELECT max(day) FROM daily_marts_days").fetchone()[0] == date(2026, 10, 30)
+        assert con.execute("SELECT count(DISTINCT run_id) FROM claim_history_stored").fetchone()[0] == 3
     finally:
         con.execute("ROLLBACK")

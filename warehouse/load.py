@@ -20,9 +20,9 @@ import duckdb
 import pandas as pd
 
 from pricewatch.catalog import load_catalog
-from warehouse import spells
+from warehouse import marts, spells
 from warehouse.migrate import ensure_migrated
-from warehouse.sql_files import query_sql, run_statements  # noqa: F401 (query_sql re-exported)
+from warehouse.sql_files import query_sql  # noqa: F401 (re-exported)
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 SMALL_ROWS = 64   # frames up to this many rows are inserted as one VALUES statement (no DataFrame scan)
@@ -211,9 +211,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
             for i, (run, provider_runs, offers, facts) in enumerate(runs):
                 if _store_run(con, run, provider_runs, offers, facts, first if i == 0 else _preflight(con, run, provider_runs)):
                     stored.append(run["run_id"])
-        if stored:   # the stored marts (migrations 051, 052) brought up to date in the same transaction
-            for refresh in ("refresh_daily_marts", "refresh_claim_history"):
-                run_statements(con, refresh)
+        if stored:   # the stored marts (migrations 051, 052): a day to store, in the same transaction
+            marts.refresh(con)
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")

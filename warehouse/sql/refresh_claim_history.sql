@@ -2,8 +2,10 @@
 -- evaluations added since the last refresh (normally one run's), each linked to its claim's
 -- last stored row; or, when the stored rows are no longer the answer (claim_history_valid():
 -- an evaluation removed, added late, or for a snapshot already stored), every row again. Then
--- each claim's last row and what the rows were computed from. Run by the load in its
--- transaction (warehouse/load.py load_runs); idempotent; migration 052 runs it once.
+-- each claim's last row and what the rows were computed from. Run in the load's transaction
+-- when an evaluation of an earlier day is not stored yet or the stored rows are no longer the
+-- answer (warehouse/marts.py refresh, warehouse/sql/marts_due.sql): about once a day, so a read
+-- computes at most the latest day's evaluations; idempotent; migration 052 runs it once.
 SET VARIABLE claim_history_use_stored = claim_history_valid();
 DELETE FROM claim_history_stored WHERE NOT getvariable('claim_history_use_stored');
 DELETE FROM claim_history_last WHERE NOT getvariable('claim_history_use_stored');

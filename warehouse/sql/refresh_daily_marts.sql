@@ -3,8 +3,8 @@
 -- latest snapshot day: normally nothing, or the day the run just loaded ended; after a late
 -- backfill, its day and every later one) and record each stored day's run count. The latest day
 -- is never stored: it changes with each run of the day and the views compute it on read from
--- latest_offers (cheap). Run by the load in its transaction (warehouse/load.py load_runs), so a
--- nightly or 15-minute load costs a few lookups, and a new day is stored once; idempotent.
+-- latest_offers (cheap). Run in the load's transaction when there is a day to store
+-- (warehouse/marts.py refresh, warehouse/sql/marts_due.sql): once per new day; idempotent.
 -- Migration 051 runs the same statements once on an existing warehouse.
 SET VARIABLE daily_marts_from = daily_marts_valid_through();
 SET VARIABLE daily_marts_latest = (SELECT max(snapshot_date) FROM runs);
