@@ -16,6 +16,7 @@ import pytest
 from pricewatch.alerts import observe
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.store import _rows
+from pricewatch.claims import readings
 from tests.test_spells import synthetic_runs
 from warehouse import db
 
@@ -67,10 +68,47 @@ def test_cited_offers_readings_match_the_full_history_query_at_every_run(history
         window = {r for (r,) in con.execute(
             """SELECT pr.run_id FROM provider_runs pr JOIN run_sequence s USING (run_id)
                WHERE pr.status = 'ok' AND s.seq <= ? QUALIFY row_number() OVER (PARTITION BY pr.provider
-               ORDER BY s.seq DESC) <= ?""", [seq, observe.WINDOW_RUNS]).fetchall()}
+               ORDER BY s.seq DESC) <= ?""", [seq, readings.WINDOW_RUNS]).fetchall()}
         for s, rows in run.observations.items():
             if rows and rows[-1]["run_id"] not in window:
                 beyond_window += 1
                 searched += s == HELD and 24 <= seq <= 29
     # The paths beyond the window were taken: ended spells, and the search when the window was held.
     assert beyond_window > 20 and searched >= 3
+
+
+@pytest.mark.slow       # shares the 40-run history above
+def test_a_held_reading_leaves_the_last_trusted_one_current_as_the_full_query_found_it(history):
+    """Snapshot: each provider's offers as of every run; a reading the gate holds is replaced by
+    the offer's last trusted one (or left out when it never had one), as the query per held
+    reading found it (tests/fixtures/oracles/snapshot_last_trusted.sql)."""
+    from pricewatch.claims.snapshot import OFFER_COLUMNS, Snapshot
+
+    con = history
+    oracle = (ORACLES / "snapshot_last_trusted.sql").read_text()
+    replaced = dropped = 0
+    for (run_id,) in con.execute("SELECT run_id FROM run_sequence ORDER BY seq").fetchall():
+        snap = Snapshot(con, run_id)
+        for state in snap.providers.values():
+            ok = state.last_ok
+            if ok is None:
+                continue
+            rows = con.execute(f"SELECT {', '.join(OFFER_COLUMNS)} FROM offers WHERE run_id = ? AND provider = ?",
+                               [ok.run_id, state.provider]).fetchall()
+            expected = {}
+            for values in rows:
+                offer = dict(zip(OFFER_COLUMNS, values))
+                if offer["held_reason"]:
+                    row = con.execute(oracle, [state.provider, offer["offer_key"], offer["observed_at"]]).fetchone()
+                    if row is None:
+                        dropped += 1
+                        continue
+                    offer = {**dict(zip(OFFER_COLUMNS, row)), "held_reading": offer["held_reason"]}
+                    replaced += 1
+                expected[offer["offer_key"]] = offer
+            assert list(state.offers) == list(expected), (run_id, state.provider)
+            for key, offer in expected.items():
+                got = state.offers[key]
+                assert {**got, "observed_at": None} == {**offer, "observed_at": None}, (run_id, key)
+                assert got["observed_at"] == offer["observed_at"]
+    assert replaced > 20 and dropped > 0

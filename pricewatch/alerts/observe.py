@@ -15,45 +15,24 @@ from decimal import Decimal
 
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.render import UTC_FMT, S, _cap, _dec, _L, _money
-from pricewatch.alerts.store import _dumps, _rows, sql
+from pricewatch.alerts.store import _dumps, _rows
+from pricewatch.claims.readings import trusted_readings
 from pricewatch.config import AlertConfig
-
-
-#: Successful runs of a provider whose rows are read for each offer (the window); an offer's last
-#: trusted reading before them comes from its stored price spells (sql/observation_plan.sql).
-WINDOW_RUNS = 4
 
 
 def prefetch(con, run: _Run, subjects: set[tuple[str, str]]) -> None:
     """Reads, for every offer in subjects, its trusted reading in this run (if any) and its last
-    trusted reading before it into run.observations (newest first), and which providers ran ok.
-    Set-based and bounded (issue 11): sql/observation_plan.sql names the rows to read (the
-    providers' last WINDOW_RUNS successful runs, and the price spells for anything older),
-    sql/trusted_readings.sql reads just those, and sql/trusted_reading_before.sql searches a
-    spell only when every reading of the window was held."""
+    trusted reading before it into run.observations (newest first), in a few bounded queries
+    (pricewatch/claims/readings.py), and which providers ran ok."""
     if run.ok_providers is None:
         run.ok_providers = {p for (p,) in con.execute(
             "SELECT provider FROM provider_runs WHERE run_id = ? AND status = 'ok'", [run.run_id]).fetchall()}
     todo = sorted(s for s in subjects if s not in run.observations)
     if not todo:
         return
-    plan = _rows(con, sql("observation_plan"), [run.seq, [p for p, _ in todo], [k for _, k in todo], WINDOW_RUNS])
-    wanted = [(p["provider"], p["offer_key"], r, t) for p in plan for r, t in zip(p["run_ids"] or [], p["times"] or [])]
-    found: dict[tuple[str, str], list[dict]] = {s: [] for s in todo}
-    if wanted:
-        for row in _rows(con, sql("trusted_readings"), [list(col) for col in zip(*wanted)]):
-            found[(row["provider"], row["offer_key"])].append(row)
-    search = [(p["provider"], p["offer_key"], p["spell_from"], p["edge_at"]) for p in plan
-              if p["spell_from"] is not None
-              and not any(r["run_id"] != run.run_id for r in found[(p["provider"], p["offer_key"])])]
-    if search:
-        for row in _rows(con, sql("trusted_reading_before"), [list(col) for col in zip(*search)]):
-            found[(row["provider"], row["offer_key"])].append(row)
-    for s, rows in found.items():
-        rows.sort(key=lambda r: r["seq"], reverse=True)
-        cur = [r for r in rows[:1] if r["run_id"] == run.run_id]
-        before = [r for r in rows if r["run_id"] != run.run_id][:1]
-        run.observations[s] = cur + before
+    found = trusted_readings(con, [(p, k, run.run_id) for p, k in todo])
+    for p, k in todo:
+        run.observations[(p, k)] = [r for r in found.get((p, k, run.run_id), (None, None)) if r is not None]
 
 
 def _observations(con, run: _Run, provider: str, offer_key: str) -> tuple[dict | None, dict | None, bool]:

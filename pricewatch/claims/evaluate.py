@@ -16,7 +16,7 @@ import duckdb
 import pandas as pd
 
 from pricewatch.claims import rules as R
-from pricewatch.claims.evaluator import Evaluator
+from pricewatch.claims.evaluator import Evaluator, interest
 from pricewatch.claims.formatting import as_number, display
 from pricewatch.claims.judge import judge, tolerance_text
 from pricewatch.claims.queries import query
@@ -77,7 +77,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, tri
     todo = [c for c in rules.claims.values() if c.id not in done]
     if not todo:
         return 0
-    snap = Snapshot(con, run_id)
+    snap = Snapshot(con, run_id, interest(rules))
     ev = Evaluator(rules, snap)
     now = datetime.now(timezone.utc)
     rows, inputs = [], []

@@ -12,7 +12,25 @@ from pricewatch.claims.formatting import as_number, quantize
 from pricewatch.claims.outcome import Outcome, _input, ts, usd
 from pricewatch.claims.page_kinds import PageKinds
 from pricewatch.claims.queries import query
-from pricewatch.claims.snapshot import Snapshot, dec
+from pricewatch.claims.snapshot import Interest, Snapshot, dec
+
+
+def interest(rules: R.RuleSet) -> Interest:
+    """The offers the claims of ``rules`` can read (a Snapshot reads only those): every offer of
+    each page's own price list (own prices, configurations, run costs, "from" prices, fits),
+    each cited offer, and every offer of each "cheapest" claim's GPU, count and billing. A kind
+    that reads other offers must be added here (the reads are checked: Evaluator._reads)."""
+    providers = {p.page.own_prices for p in rules.pages.values()}
+    offers, groups = set(), set()
+    for claim in rules.claims.values():
+        c = claim.compute
+        if isinstance(c, R.CitedOffer):
+            offers.add((c.provider, c.offer))
+        elif isinstance(c, R.CheapestOffer):
+            groups.add((c.gpu, c.count, c.billing))
+            if c.cites:
+                offers.add((c.cites.provider, c.cites.offer))
+    return Interest(frozenset(providers), frozenset(offers), frozenset(groups))
 
 
 class Evaluator(PageKinds):
@@ -56,6 +74,12 @@ class Evaluator(PageKinds):
         return (None if acc.unverifiable else values), acc
 
     # ---- offers ----------------------------------------------------------------------------
+    def _reads(self, provider: str, offer_key: str | None = None, group: tuple | None = None) -> None:
+        """A read the snapshot's Interest must cover (else the answer would be wrong, not slow)."""
+        if self.snap.interest is not None and not self.snap.interest.covers(provider, offer_key, group):
+            raise LookupError(f"the snapshot did not read {provider} {offer_key or group or 'offers'}: "
+                              "add it to pricewatch.claims.evaluator.interest")
+
     def _provider_problem(self, provider: str, role: str, name: str) -> Outcome | None:
         """Unverifiable when the provider was never seen or its latest attempt failed."""
         state = self.snap.state(provider)
@@ -82,6 +106,7 @@ class Evaluator(PageKinds):
         if problem:
             problem.inputs[0]["offer_key"] = offer_key
             return None, problem
+        self._reads(provider, offer_key)
         offer = self.snap.state(provider).offers.get(offer_key)
         if offer is None:
             since = self.snap.absent_since(provider, offer_key)
@@ -101,6 +126,7 @@ class Evaluator(PageKinds):
         problem = self._provider_problem(provider, "own", name)
         if problem:
             return None, problem
+        self._reads(provider)
         offers = [o for o in self.snap.state(provider).offers.values() if o["gpu_model"] == model]
         priced = [o for o in offers if o["is_priced"]]
         if priced:
@@ -145,6 +171,7 @@ class Evaluator(PageKinds):
     def _cheapest_offer(self, c: R.CheapestOffer, claim, page) -> Outcome:
         price = "price_per_hour" if c.price == "per_hour" else "price_per_gpu_hour"
         cited = (c.cites.provider, c.cites.offer) if c.cites else None
+        self._reads("", group=(c.gpu, c.count, c.billing))
         candidates = [
             o for o in self.snap.all_offers()
             if o["gpu_model"] == c.gpu and o["gpu_count"] == c.count and o["billing"] == c.billing
@@ -274,6 +301,7 @@ class Evaluator(PageKinds):
     def _cheaper_fit(self, page: R.Page, need: Decimal, max_count: int, price: Decimal) -> str | None:
         """A configuration of no more GPUs than the page's pick that holds the GB for less."""
         state = self.snap.state(page.page.own_prices)
+        self._reads(page.page.own_prices)
         best = None
         for o in state.offers.values() if state else []:
             if not o["is_priced"] or not o["vram_gb"]:

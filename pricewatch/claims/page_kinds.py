@@ -89,6 +89,7 @@ class PageKinds:
         problem = self._provider_problem(provider, "own", "own GPUs")
         if problem:
             return problem
+        self._reads(provider)
         rented = {o2["gpu_model"] for o2 in self.snap.state(provider).offers.values() if o2["is_priced"]}
         fitting = sorted((page.vram(g), g) for g, spec in page.gpus.items()
                          if spec.model in rented and page.vram(g) >= need)

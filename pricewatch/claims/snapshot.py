@@ -20,6 +20,7 @@ from decimal import Decimal
 import duckdb
 
 from pricewatch.claims.queries import query as query_sql
+from pricewatch.claims.readings import trusted_readings
 
 
 @dataclass
@@ -66,13 +67,29 @@ OFFER_COLUMNS = ("run_id", "provider", "offer_key", "gpu_label", "gpu_model", "g
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
+@dataclass(frozen=True)
+class Interest:
+    """The offers a snapshot reads (the claims' evaluator says which: Evaluator.interest): every
+    offer of these providers, these (provider, offer_key) offers, and every offer of these
+    (gpu_model, gpu_count, billing) groups. A snapshot with no interest reads every offer."""
+    providers: frozenset[str] = frozenset()
+    offers: frozenset[tuple[str, str]] = frozenset()
+    groups: frozenset[tuple[str, int, str]] = frozenset()
+
+    def covers(self, provider: str, offer_key: str | None = None, group: tuple | None = None) -> bool:
+        return (provider in self.providers or (offer_key is not None and (provider, offer_key) in self.offers)
+                or (group is not None and group in self.groups))
+
+
 class Snapshot:
-    def __init__(self, con: duckdb.DuckDBPyConnection, run_id: str):
+    def __init__(self, con: duckdb.DuckDBPyConnection, run_id: str, interest: Interest | None = None):
+        """``interest``: only those offers are read (the others are never asked for); None: all."""
         row = con.execute("SELECT observed_at FROM runs WHERE run_id = ?", [run_id]).fetchone()
         if row is None:
             raise KeyError(f"no run {run_id!r} in the warehouse")
         self.con = con
         self.run_id = run_id
+        self.interest = interest
         self.at: datetime = row[0]
         self.providers: dict[str, ProviderState] = {}
         for provider, rid, status, observed, error in con.execute(query_sql("snapshot_attempts"),
@@ -88,7 +105,12 @@ class Snapshot:
         tz = times[0].tzinfo
         moments: dict[int, datetime] = {}
         at_index = OFFER_COLUMNS.index("observed_at")
-        for values in con.execute(query_sql("snapshot_offers"), [providers, run_ids, min(times), max(times)]).fetchall():
+        held = []
+        want = interest or Interest()
+        params = [providers, run_ids, min(times), max(times), interest is None, sorted(want.providers),
+                  [{"provider": p, "offer_key": k} for p, k in sorted(want.offers)],
+                  [{"gpu_model": g, "gpu_count": n, "billing": b} for g, n, b in sorted(want.groups)]]
+        for values in con.execute(query_sql("snapshot_offers"), params).fetchall():
             offer = dict(zip(OFFER_COLUMNS, values))
             us = values[at_index]
             if us not in moments:
@@ -98,23 +120,25 @@ class Snapshot:
             if offer["run_id"] != last_ok[offer["provider"]].run_id:
                 continue
             if offer["held_reason"]:
-                # The quality gate holds this reading: the last trusted one stays current.
-                offer = self._last_trusted(state.provider, offer)
-                if offer is None:
-                    continue
+                held.append(offer)
             state.offers[offer["offer_key"]] = offer
+        if held:
+            # The quality gate holds these readings: the last trusted one of each stays current
+            # (in the held reading's place), read for all of them at once.
+            trusted = trusted_readings(con, [(o["provider"], o["offer_key"], o["run_id"]) for o in held])
+            for offer in held:
+                offers = self.providers[offer["provider"]].offers
+                _, before = trusted[(offer["provider"], offer["offer_key"], offer["run_id"])]
+                if before is None:
+                    del offers[offer["offer_key"]]
+                else:
+                    offers[offer["offer_key"]] = {**{c: before[c] for c in OFFER_COLUMNS},
+                                                  "held_reading": offer["held_reason"]}
         for provider, rid, fact, num, text, observed, url, warc, rec in con.execute(
                 query_sql("snapshot_facts"), [providers, run_ids]).fetchall():
             self.providers[provider].facts[fact] = {
                 "fact": fact, "value_num": num, "value_text": text, "observed_at": observed, "source_url": url,
                 "warc_file": warc, "warc_record_id": rec, "run_id": rid, "provider": provider}
-
-    def _last_trusted(self, provider: str, held: dict) -> dict | None:
-        row = self.con.execute(query_sql("snapshot_last_trusted"),
-                               [provider, held["offer_key"], held["observed_at"]]).fetchone()
-        if row is None:
-            return None
-        return {**dict(zip(OFFER_COLUMNS, row)), "held_reading": held["held_reason"]}
 
     def state(self, provider: str) -> ProviderState | None:
         return self.providers.get(provider)

@@ -8,12 +8,9 @@ WITH h AS (
     WHERE pr.status <> 'not attempted' AND s.seq <= $1
       AND pr.provider IN (SELECT provider FROM provider_runs WHERE run_id = $2 AND status <> 'not attempted')
 ),
-oks AS (
-    SELECT provider, seq, row_number() OVER (PARTITION BY provider ORDER BY seq DESC) AS k
-    FROM h WHERE status = 'ok'
-),
-cut AS (
-    SELECT provider, max(seq) FILTER (WHERE k = 2) AS from_seq FROM oks GROUP BY provider
+cut AS (       -- the second-latest success (its seq; NULL with fewer than two): a top-2, not a ranking
+    SELECT provider, CASE WHEN len(max(seq, 2)) = 2 THEN max(seq, 2)[2] END AS from_seq
+    FROM h WHERE status = 'ok' GROUP BY provider
 )
 SELECT h.provider, h.run_id, h.status, h.error, h.observed_at, h.seq
 FROM h LEFT JOIN cut USING (provider)

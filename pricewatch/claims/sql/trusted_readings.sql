@@ -1,6 +1,6 @@
 -- trusted_readings: the trusted readings (not held by the quality gate) of the offers in the
 -- lists $1 (providers), $2 (offer keys), $3 (run ids) and $4 (their observed_at), same
--- positions: the rows sql/observation_plan.sql names, with their snapshot order. The list of
+-- positions: the rows sql/reading_plan.sql names, with their snapshot order. The list of
 -- observed_at lets the scan skip every other run's rows (zone maps).
 WITH wanted AS (
     SELECT unnest($1::VARCHAR[]) AS provider, unnest($2::VARCHAR[]) AS offer_key,
