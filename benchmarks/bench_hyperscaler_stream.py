@@ -1,13 +1,14 @@
 """Benchmark: reading a hundreds-of-MB AWS EC2 offer file, streamed vs ``json.loads``.
 
-    .venv/bin/python benchmarks/bench_hyperscaler_stream.py [--mb 400] [--crawl] [--keep]
+    .venv/bin/python benchmarks/bench_hyperscaler_stream.py [--mb 400] [--crawl [--old] [--baseline DIR]] [--keep [--reuse]]
 
 1. Writes a synthetic offer file of about ``--mb`` MB to /tmp (the documented offer-file shape:
    ``products`` then ``terms.OnDemand`` / ``terms.Reserved``; mostly non-GPU and non-Linux-shared
    SKUs, as in a real region file, plus the GPU instance types of spiders/instance_types.py).
    It is written piece by piece, never held whole.
 2. In a fresh process each (so peak RSS is the reading's own): ``json.loads`` of the body, and
-   ``spiders.aws.parse_offer_file`` of the same body (ijson over the bytes, the spider's path).
+   ``spiders.aws.parse_offer_file`` of the same document read from its file (ijson over the
+   file, the spider's path: the body is spooled to a temp file, spiders/streaming.py).
    Each prints CPU time (the figure to compare on a shared machine), wall time, peak RSS
    (``ru_maxrss``) minus the process's RSS before the body was read, and, from a second run
    under tracemalloc, the peak of the reading's own allocations (the body's bytes excluded).
@@ -18,7 +19,9 @@
    Each streamed (the spider's path: network/archive -> temp file -> WARC record -> parser) and,
    with ``--old``, also with ``-a stream=0`` (Scrapy's in-memory path: the body held whole,
    the record gzipped by warcio at level 9, the replayed payload read into memory), in the
-   same run, with the ratio. The offers of all crawls must agree.
+   same run, with the ratio. ``--baseline DIR``: also the replay crawl of the file archived
+   under its real URL by this checkout and by the checkout in DIR (the code before streaming:
+   ``git archive e9d14b9^ | tar -x -C DIR``). The offers of all crawls must agree.
 
 Prints a Markdown table with the ratios streamed / json.loads.
 """
@@ -141,7 +144,9 @@ def measure(mode: str, path: str, traced: bool) -> None:
     import tracemalloc
     if mode == "stream":
         from spiders.aws import OFFERS, parse_offer_file
-    body = Path(path).read_bytes()          # what Scrapy hands the callback: response.body
+        body = Path(path)                   # what the spider parses: the body's temp file
+    else:
+        body = Path(path).read_bytes()      # what Scrapy's in-memory path hands the callback
     before = _rss_kib()
     if traced:
         tracemalloc.start()
@@ -183,13 +188,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _scrapy(work: Path, name: str, args: list[str]) -> dict:
-    """One `scrapy crawl aws` process: wall time, peak RSS, offers, exit code, its WARC file."""
+def _scrapy(work: Path, name: str, args: list[str], cwd: Path = ROOT) -> dict:
+    """One `scrapy crawl aws` process (of the checkout ``cwd``): wall time, peak RSS, offers,
+    exit code, temp files it left."""
     items = work / f"{name}.jsonl"
     t = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "scrapy", "crawl", "aws",
                            "-a", "regions=us-east-1", "-s", "LOG_LEVEL=ERROR", "-s", f"PRICEWATCH_SPOOL_DIR={work / 'spool'}",
-                           "-o", f"{items}:jsonlines"] + args, capture_output=True, text=True, cwd=ROOT)
+                           "-o", f"{items}:jsonlines"] + args, capture_output=True, text=True, cwd=cwd)
     wall = time.perf_counter() - t
     lines = proc.stderr.strip().splitlines()
     peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else -1
@@ -202,9 +208,29 @@ def _scrapy(work: Path, name: str, args: list[str]) -> dict:
             "temp_files_left": len(left)}
 
 
-def crawls(path: Path, old: bool) -> list[dict]:
+def baseline_replays(work: Path, path: Path, baseline: Path) -> list[dict]:
+    """The file archived under its real URL (as a crawl of AWS would), replayed by this
+    checkout and by ``baseline`` (a checkout before streaming), in the same run."""
+    from pricewatch.streamed_body import Spool
+    from pricewatch.warc_write import WarcArchiveWriter
+    from spiders.aws import OFFERS
+    spool = Spool(work)
+    with open(path, "rb") as fh:
+        spool.copy_from(fh)
+    body = spool.finish([("Content-Type", "application/json"), ("Content-Length", str(path.stat().st_size))])
+    writer = WarcArchiveWriter(work / "real-url" / "aws.warc.gz", provider="aws")
+    writer.write_streamed(OFFERS.format(region="us-east-1"), 200, "OK", body.headers, body)
+    writer.close()
+    body.remove()
+    return [_scrapy(work, "replay (real URL), this checkout", ["-s", f"PRICEWATCH_REPLAY={writer.path}"]),
+            _scrapy(work, f"replay (real URL), baseline {baseline.name}", ["-s", f"PRICEWATCH_REPLAY={writer.path}"],
+                    cwd=baseline)]
+
+
+def crawls(path: Path, old: bool, baseline: Path | None = None) -> list[dict]:
     """Live download from a local HTTP server, then replay of the WARC it wrote; streamed, and
-    with ``old`` also Scrapy's in-memory path (``-a stream=0``)."""
+    with ``old`` also Scrapy's in-memory path (``-a stream=0``); with ``baseline``, the replay
+    of a checkout before streaming too."""
     work = Path(tempfile.mkdtemp(prefix="bench-aws-", dir="/tmp"))
     site = work / "site" / "us-east-1"
     site.mkdir(parents=True)
@@ -226,9 +252,14 @@ def crawls(path: Path, old: bool) -> list[dict]:
             out.append(live)
             if warcs:
                 out.append(_scrapy(work, f"replay-{mode}", flag + ["-s", f"PRICEWATCH_REPLAY={warcs[0]}"]))
-    finally:
         server.terminate()
         server.wait(10)
+        if baseline:
+            out += baseline_replays(work, path, baseline)
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait(10)
         shutil.rmtree(work, ignore_errors=True)
     return out
 
@@ -240,10 +271,13 @@ def _print_crawls(rows: list[dict]) -> None:
     for r in rows:
         warc = f"{r['warc_mib']:.0f} MiB" if "warc_mib" in r else ""
         print(f"| {r['name']} | {r['crawl_s']:.1f} s | {r['rss_mib']:.0f} MiB | {len(r['offers'])} | {warc} | {r['temp_files_left']} |")
-    for kind in ("live", "replay"):
-        s, m = by.get(f"{kind}-stream"), by.get(f"{kind}-memory")
+    pairs = [(f"{kind}: streamed / in-memory", by.get(f"{kind}-stream"), by.get(f"{kind}-memory"))
+             for kind in ("live", "replay")]
+    if len(rows) > 2 and rows[-1]["name"].startswith("replay (real URL), baseline"):
+        pairs.append(("replay: this checkout / baseline", rows[-2], rows[-1]))
+    for label, s, m in pairs:
         if s and m:
-            print(f"| {kind}: streamed / in-memory | {s['crawl_s'] / m['crawl_s']:.2f} | {s['rss_mib'] / m['rss_mib']:.2f} | | | |")
+            print(f"| {label} | {s['crawl_s'] / m['crawl_s']:.2f} | {s['rss_mib'] / m['rss_mib']:.2f} | | | |")
     same = len({tuple((k, p) for k, p, _ in r["offers"]) for r in rows}) == 1
     digests = {d for r in rows for _, _, d in r["offers"]}
     print(f"\nall crawls gave the same offers: {same}; body sha256 of the offers' evidence: {sorted(digests)}")
@@ -251,8 +285,8 @@ def _print_crawls(rows: list[dict]) -> None:
 
 def parse_table(info: dict, path: Path) -> None:
     loads, stream = child("json", path), child("stream", path)
-    rows = [("body (the file, held once as response.body)", f"{info['bytes'] / 2**20:.0f} MiB", "", "")]
-    for label, key, unit in (("CPU time", "cpu_s", "s"), ("wall time", "wall_s", "s"), ("peak RSS above the body", "rss_over_body_mib", "MiB"),
+    rows = [("body held in memory", f"{info['bytes'] / 2**20:.0f} MiB", "none (read from its file)", "")]
+    for label, key, unit in (("CPU time", "cpu_s", "s"), ("wall time", "wall_s", "s"), ("peak RSS added by the reading (over the body, if held)", "rss_over_body_mib", "MiB"),
                              ("tracemalloc peak of the reading", "tracemalloc_peak_mib", "MiB"),
                              ("peak RSS of the process", "rss_peak_mib", "MiB")):
         ratio = stream[key] / loads[key] if loads[key] else float("nan")
@@ -269,6 +303,8 @@ def main() -> None:
     ap.add_argument("--mb", type=int, default=400)
     ap.add_argument("--crawl", action="store_true")
     ap.add_argument("--old", action="store_true", help="with --crawl: also Scrapy's in-memory path")
+    ap.add_argument("--baseline", type=Path, help="with --crawl: a checkout before streaming (e.g. "
+                    "`git archive e9d14b9^ | tar -x -C DIR`), whose replay crawl of the file is measured too")
     ap.add_argument("--no-parse", action="store_true", help="skip the json.loads / parse comparison")
     ap.add_argument("--keep", action="store_true", help="keep the offer file (and --reuse it next time)")
     ap.add_argument("--reuse", action="store_true", help="reuse a kept offer file of the same --mb")
@@ -292,7 +328,7 @@ def main() -> None:
         if not args.no_parse:
             parse_table(info, path)
         if args.crawl:
-            _print_crawls(crawls(path, args.old))
+            _print_crawls(crawls(path, args.old, args.baseline))
     finally:
         if not args.keep:
             path.unlink(missing_ok=True)

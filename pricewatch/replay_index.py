@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -31,14 +32,21 @@ class ReplayIndex:
     def hosts(self) -> set[str]:
         return {urlsplit(u).hostname or "" for u in self.responses}
 
-    def next_response(self, url: str) -> ArchivedResponse | None:
+    def next_response(self, url: str, held: bool = True) -> ArchivedResponse | None:
+        """The next archived response for ``url``, or None. A payload too big to index held
+        (``payload`` set, ``body`` empty) is read into ``body`` unless ``held`` is False (a
+        caller that copies it out in chunks: spiders/replay.py for a streamed request);
+        ``ArchiveError`` if it no longer matches its digest."""
         key = normalize_url(url)
         records = self.responses.get(key)
         if not records:
             return None
         i = self._served.get(key, 0)
         self._served[key] = i + 1
-        return records[min(i, len(records) - 1)]
+        found = records[min(i, len(records) - 1)]
+        if held and found.payload is not None:
+            return dataclasses.replace(found, body=found.payload.read(), payload=None)
+        return found
 
 
 def normalize_url(url: str) -> str:

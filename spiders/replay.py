@@ -56,23 +56,22 @@ class WarcReplayDownloadHandler(BaseDownloadHandler):
                 crawler.stats.set_value("pricewatch/failed_urls", failed + [line])
 
     async def download_request(self, request):
-        archived = self.index.next_response(request.url)
+        stream = bool(request.meta.get(STREAM_META))
+        try:
+            archived = self.index.next_response(request.url, held=not stream)
+        except ArchiveError as exc:   # a payload too big to index held, damaged since
+            raise DownloadFailed(f"archived record unusable: {exc.reason}", "replay-digest") from None
         if archived is None:
             if not request.url.endswith("/robots.txt"):
                 self.crawler.stats.inc_value("pricewatch/replay_missing")
             return responsetypes.from_args(url=request.url)(
                 url=request.url, status=404, body=b"", request=request,
                 headers=Headers({"X-Pricewatch-Replay": "not in archive"}))
-        if request.meta.get(STREAM_META):
+        if stream:
             response = spooled_replay(self.spool, archived, request)
             request.meta["capture"] = archived.ref.as_meta()
             return response
         body = archived.body
-        if archived.payload is not None:   # too big to index held, and not asked for as a stream
-            try:
-                body = archived.payload.read()
-            except ArchiveError as exc:
-                raise DownloadFailed(f"archived record unusable: {exc.reason}", "replay-digest") from None
         headers = Headers()
         for k, v in archived.headers:
             headers.appendlist(k, v)

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 import scrapy
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch.archive import WarcArchiveWriter, read_file
+from pricewatch.archive import ReplayIndex, WarcArchiveWriter, normalize_url, read_file
 from pricewatch.streamed_body import Spool
 from spiders.aws import OFFERS, parse_offer_file
 from spiders.streaming import STREAM_META, CrawlSpool, StreamedResponse, spooled_replay
@@ -108,3 +108,13 @@ def test_a_replayed_record_too_big_to_hold_is_served_from_a_temp_file(tmp_path):
     assert list((tmp_path / "spool").rglob("*.body")) == []
     spool.close()
     assert list((tmp_path / "spool").iterdir()) == []
+
+
+def test_the_replay_index_reads_a_payload_not_held_for_callers_that_want_the_body(tmp_path):
+    warc = tmp_path / "aws.warc.gz"
+    archive(warc, spooled(tmp_path, BODY))
+    index = ReplayIndex(responses={normalize_url(URL): read_file(warc, hold_bytes=0)})
+    # A streamed request copies it out itself; any other caller (a browser page) gets the body.
+    assert index.next_response(URL, held=False).payload.size == len(BODY)
+    served = index.next_response(URL)
+    assert served.body == BODY and served.payload is None
