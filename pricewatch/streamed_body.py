@@ -113,7 +113,7 @@ class _Decoding(io.RawIOBase):
                     self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
                 self._buf = self._d.decompress(data, CHUNK)
                 self._tail = self._d.unconsumed_tail or self._d.unused_data
-        except (zlib.error, Exception) as exc:   # brotli.error is not a zlib.error
+        except Exception as exc:   # zlib.error, brotli.error
             raise SpoolError(f"the {self.encoding} body does not decode ({exc})") from None
         self._pos = 0
 

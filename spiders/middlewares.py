@@ -59,7 +59,8 @@ class WarcArchiveMiddleware:
     """Writes each response (any status) with its request to a dated WARC file, one file per
     crawl, and records the reference in ``request.meta['capture']``; when the crawl closes,
     packages that file as a WACZ beside it. Off during a replay: the replayed archive already
-    is the evidence."""
+    is the evidence. A streamed response (its body in a temp file, spiders/streaming.py) is
+    written from that file with the headers as received: the same record, never in memory."""
 
     def __init__(self, crawler):
         if crawler.settings.get("PRICEWATCH_REPLAY"):

@@ -36,6 +36,7 @@ from scrapy.utils._download_handlers import wrap_twisted_exceptions
 from scrapy.utils.defer import maybe_deferred_to_future
 
 from pricewatch.streamed_body import Spool, SpoolError, StreamedBody, remove_spool_dir, spool_dir
+from pricewatch.warc_common import ArchiveError
 from spiders.faults import DownloadFailed
 
 logger = logging.getLogger(__name__)
@@ -179,7 +180,6 @@ def spooled_replay(spool_of: CrawlSpool, archived, request) -> StreamedResponse:
     chunks (from the record, for a payload too big to index held), its sha256 checked against
     the one the index (and the offers) hold. A mismatch, or a temp file that cannot be written,
     raises ``DownloadFailed``: the provider fails, nothing is parsed."""
-    from pricewatch.warc_common import ArchiveError
     spool = spool_of.new(request.url)
     try:
         if archived.payload is not None:

@@ -87,7 +87,8 @@ def test_a_cut_or_undecodable_spooled_body_fails_the_parse(tmp_path, fault):
 @pytest.mark.slow   # a real live crawl and its replay (~5 s)
 def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_path, fault, monkeypatch):
     from tests.test_network_faults import SETTINGS, RawServer
-    docs = {r: (SRC / f"{r}.json").read_bytes() for r in ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1")}
+    docs = {r: (SRC / f"{r}.json").read_bytes() for r in ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1",
+                                                          "ap-south-1")}
     limit = max(len(d) for d in docs.values()) + 1000
     server = RawServer()
     server.routes.update({
@@ -96,6 +97,8 @@ def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_p
         "/us-west-2/index.json": RawServer.whole(docs["us-west-2"] + b" " * 2 * limit, b"application/json"),
         "/ap-northeast-1/index.json": RawServer.cut(docs["ap-northeast-1"], len(docs["ap-northeast-1"]) // 2,
                                                     content_length=False),
+        # Over the limit with no Content-Length: refused as the bytes arrive, not after.
+        "/ap-south-1/index.json": RawServer.cut(docs["ap-south-1"] + b" " * 2 * limit, 10 * limit, content_length=False),
     })
     args = {"regions": ",".join(docs), "offers_url": server.url("/{region}/index.json"), "max_bytes": limit}
     settings = {**SETTINGS, "PRICEWATCH_SPOOL_DIR": str(tmp_path / "spool")}
@@ -110,6 +113,7 @@ def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_p
     assert outcome.status == "failed", outcome
     assert "us-east-2/index.json (body cut off before its Content-Length" in failed
     assert "us-west-2/index.json (body larger than its download_maxsize" in failed
+    assert "ap-south-1/index.json (body larger than its download_maxsize" in failed
     assert "EC2 offer file ap-northeast-1: not a JSON document we can read" in layout
     assert list((tmp_path / "spool").rglob("*")) == []
     # The whole region was streamed and archived: its offers, and the same from the replay.
