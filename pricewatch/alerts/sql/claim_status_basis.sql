@@ -11,7 +11,8 @@
 -- by its latest evaluation. Set-based, and bounded: only the last $6 evaluated runs (the
 -- caller passes failed_runs_threshold + 2: a short outage lasts fewer than the threshold runs,
 -- a refuted reading one run) are read in detail; earlier ones only for the last status a claim
--- had before them and whether it was ever verified. Nothing of the history is read into Python.
+-- had before them and whether it was ever verified, and only for the claims the window does not
+-- show verified. Nothing of the history is read into Python.
 WITH RECURSIVE window_runs AS (     -- the last $6 evaluated runs up to this one
     SELECT s.run_id, s.seq FROM run_sequence s
     WHERE s.seq <= $2 AND EXISTS (SELECT 1 FROM claim_evaluations e WHERE e.run_id = s.run_id)
@@ -23,13 +24,6 @@ evals AS (
     FROM claim_evaluations e JOIN window_runs w USING (run_id)
     QUALIFY row_number() OVER (PARTITION BY e.run_id, e.claim_id
                                ORDER BY e.evaluated_at DESC, e.rules_version DESC) = 1
-),
-older AS (     -- before the window: each claim's last status and whether it was ever verified
-    SELECT e.claim_id, arg_max(e.status, s.seq) AS status, arg_max(e.run_id, s.seq) AS run_id,
-           bool_or(e.status <> 'unverifiable') AS verified
-    FROM claim_evaluations e JOIN run_sequence s USING (run_id)
-    WHERE s.seq < (SELECT seq FROM lo)
-    GROUP BY e.claim_id
 ),
 pre AS (       -- per provider, before the window: its last success, and the failures since
     SELECT pr.provider,
@@ -104,6 +98,16 @@ in_window AS (
     SELECT claim_id, arg_max(run_id, seq) AS run_id, arg_max(status, seq) AS status,
            bool_or(status <> 'unverifiable') AS verified
     FROM told GROUP BY claim_id
+),
+older AS (     -- before the window: each claim's last status and whether it was ever verified, read
+               -- only for the claims of run $1 the window does not show verified (issue 11)
+    SELECT e.claim_id, arg_max(e.status, s.seq) AS status, arg_max(e.run_id, s.seq) AS run_id,
+           bool_or(e.status <> 'unverifiable') AS verified
+    FROM claim_evaluations e JOIN run_sequence s USING (run_id)
+    WHERE s.seq < (SELECT seq FROM lo)
+      AND e.claim_id IN (SELECT claim_id FROM evals WHERE run_id = $1
+                         EXCEPT SELECT claim_id FROM in_window WHERE verified)
+    GROUP BY e.claim_id
 ),
 before AS (
     SELECT claim_id, coalesce(w.run_id, o.run_id) AS run_id, coalesce(w.status, o.status) AS status,
