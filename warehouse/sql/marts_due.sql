@@ -11,6 +11,7 @@ SELECT
             WHERE snapshot_date > daily_marts_valid_through()
               AND snapshot_date < (SELECT max(snapshot_date) FROM runs)) AS daily_marts,
     NOT claim_history_valid()
-    OR EXISTS (SELECT 1 FROM claim_evaluations e JOIN runs r USING (run_id)
-               WHERE e.evaluated_at > (SELECT s.evaluated_through FROM claim_history_state s)
-                 AND r.snapshot_date < (SELECT max(snapshot_date) FROM runs)) AS claim_history
+    OR EXISTS (SELECT 1 FROM claim_history_state s
+               JOIN claim_evaluations e ON e.evaluated_at > s.evaluated_through   -- a join: its bound prunes the scan
+               JOIN runs r ON r.run_id = e.run_id
+               WHERE r.snapshot_date < (SELECT max(snapshot_date) FROM runs)) AS claim_history
