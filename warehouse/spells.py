@@ -25,7 +25,7 @@ import pandas as pd
 from warehouse.sql_files import query_sql, run_statements
 
 STEPS = ("spells_advance_1_moves", "spells_advance_2_update", "spells_step_6_open")
-CURRENT_STEPS = ("current_step_1_replace", "current_step_2_trusted")
+CURRENT_STEPS = ("current_step_1_trusted", "current_step_2_replace")
 
 
 def rebuild(con: duckdb.DuckDBPyConnection, providers: list[str] | None = None) -> None:
