@@ -43,9 +43,11 @@ def evaluate_claims(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSe
     ensure_migrated(con)
     rules = rules or R.cached_rules()
     rule_changes = reevaluate_latest(con, rules, other_than=run_id) if trigger == "run" else None
-    evaluated = _evaluate(con, run_id, rules, trigger)
-    return {**claims_summary(con, run_id), "evaluated": evaluated, "rules_version": rules.version,
-            "rule_changes": rule_changes}
+    evaluated, fresh = _evaluate(con, run_id, rules, trigger)
+    # A run evaluated for the first time: its rows just stored are its latest evaluations.
+    summary = _summary(run_id, [(r["claim_id"], r["status"], r["reason"]) for r in fresh]) if fresh is not None \
+        else claims_summary(con, run_id)
+    return {**summary, "evaluated": evaluated, "rules_version": rules.version, "rule_changes": rule_changes}
 
 
 def reevaluate_latest(con: duckdb.DuckDBPyConnection, rules: R.RuleSet | None = None,
@@ -64,7 +66,7 @@ def reevaluate_latest(con: duckdb.DuckDBPyConnection, rules: R.RuleSet | None = 
     run_id, previous_version = row
     if previous_version == rules.version and not force:
         return None
-    evaluated = _evaluate(con, run_id, rules, "rules")
+    evaluated, _ = _evaluate(con, run_id, rules, "rules")
     cols = ["claim_id", "page", "change", "old_status", "new_status", "old_text", "new_text", "says_en"]
     changed = [dict(zip(cols, r)) for r in con.execute(query("rule_changes"), [run_id, rules.version]).fetchall()] \
         if evaluated else []
@@ -72,11 +74,13 @@ def reevaluate_latest(con: duckdb.DuckDBPyConnection, rules: R.RuleSet | None = 
             "evaluated": evaluated, "changed": changed}
 
 
-def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, trigger: str) -> int:
-    done = {cid for (cid,) in con.execute(query("evaluated_claims_of_run"), [run_id, rules.version]).fetchall()}
+def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, trigger: str) -> tuple[int, list | None]:
+    """(claims evaluated, their rows when the run had no evaluation before: else None)."""
+    stored = con.execute(query("evaluated_claims_of_run"), [run_id]).fetchall()
+    done = {cid for cid, version in stored if version == rules.version}
     todo = [c for c in rules.claims.values() if c.id not in done]
     if not todo:
-        return 0
+        return 0, None
     snap = Snapshot(con, run_id, interest(rules))
     ev = Evaluator(rules, snap)
     now = datetime.now(timezone.utc)
@@ -104,12 +108,16 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, tri
             seen.add(i["input_name"])
             inputs.append({"run_id": run_id, "claim_id": claim.id, **i, "rules_version": rules.version})
     _insert(con, rows, inputs)
-    return len(todo)
+    return len(todo), (None if stored else sorted(rows, key=lambda r: r["claim_id"]))
 
 
 def claims_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
     """Status counts of a run's evaluations, and each claim that does not hold (for the flow summary)."""
-    rows = con.execute(query("run_evaluation_latest"), [run_id]).fetchall()
+    return _summary(run_id, con.execute(query("run_evaluation_latest"), [run_id]).fetchall())
+
+
+def _summary(run_id: str, rows) -> dict:
+    """rows: (claim_id, status, reason, ...) of each claim's latest evaluation, by claim id."""
     out = {"run_id": run_id, "counts": {s: 0 for s in STATUSES}, "drifted": [], "unverifiable": []}
     for claim_id, status, reason, *_ in rows:
         out["counts"][status] += 1

@@ -1,2 +1,3 @@
--- The claims of run $1 already evaluated under rules version $2 (evaluating again adds nothing).
-SELECT claim_id FROM claim_evaluations WHERE run_id = $1 AND rules_version = $2;
+-- The claims of run $1 already evaluated, with the rules version of each evaluation (evaluating
+-- again under the same version adds nothing; a run with none is evaluated for the first time).
+SELECT claim_id, rules_version FROM claim_evaluations WHERE run_id = $1;
