@@ -13,7 +13,8 @@
    (``ru_maxrss``) minus the process's RSS before the body was read, and, from a second run
    under tracemalloc, the peak of the reading's own allocations (the body's bytes excluded).
 3. ``--crawl``: the engine path, each a real ``scrapy crawl aws -a regions=us-east-1`` process
-   (its wall time and peak RSS from ``/usr/bin/time``): a **live** crawl downloading the file
+   (its CPU time, user + system, the figure to compare on a shared machine; wall time; and
+   peak RSS, from ``/usr/bin/time``): a **live** crawl downloading the file
    from a local HTTP server (``python -m http.server``: a real download over a socket, nothing
    mocked) and archiving it (WARC, then its WACZ), then a **replay** of the WARC it wrote.
    Each streamed (the spider's path: network/archive -> temp file -> WARC record -> parser) and,
@@ -193,18 +194,19 @@ def _scrapy(work: Path, name: str, args: list[str], cwd: Path = ROOT) -> dict:
     exit code, temp files it left."""
     items = work / f"{name}.jsonl"
     t = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", sys.executable, "-m", "scrapy", "crawl", "aws",
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", sys.executable, "-m", "scrapy", "crawl", "aws",
                            "-a", "regions=us-east-1", "-s", "LOG_LEVEL=ERROR", "-s", f"PRICEWATCH_SPOOL_DIR={work / 'spool'}",
                            "-o", f"{items}:jsonlines"] + args, capture_output=True, text=True, cwd=cwd)
     wall = time.perf_counter() - t
     lines = proc.stderr.strip().splitlines()
-    peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else -1
+    last = lines[-1].split() if lines else []
+    peak_kib, cpu = (int(last[0]), float(last[1]) + float(last[2])) if len(last) == 3 else (-1, float("nan"))
     offers = sorted((o["offer_key"], o["price_raw"], o["capture"]["body_sha256"])
                     for o in map(json.loads, items.open()) if "offer_key" in o) if items.exists() else []
     if proc.returncode or not offers:
         print(f"{name}: exit {proc.returncode}\n" + "\n".join(lines[-15:]), file=sys.stderr)
     left = list((work / "spool").rglob("*.body")) if (work / "spool").exists() else []
-    return {"name": name, "crawl_s": wall, "rss_mib": peak_kib / 1024, "offers": offers, "rc": proc.returncode,
+    return {"name": name, "crawl_s": wall, "cpu_s": cpu, "rss_mib": peak_kib / 1024, "offers": offers, "rc": proc.returncode,
             "temp_files_left": len(left)}
 
 
@@ -266,18 +268,20 @@ def crawls(path: Path, old: bool, baseline: Path | None = None) -> list[dict]:
 
 def _print_crawls(rows: list[dict]) -> None:
     by = {r["name"]: r for r in rows}
-    print("\n| `scrapy crawl aws -a regions=us-east-1` (own process) | wall | peak RSS | offers | WARC | temp files left |"
-          "\n|---|---:|---:|---:|---:|---:|")
+    print("\n| `scrapy crawl aws -a regions=us-east-1` (own process) | CPU | wall | peak RSS | offers | WARC | temp files left |"
+          "\n|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         warc = f"{r['warc_mib']:.0f} MiB" if "warc_mib" in r else ""
-        print(f"| {r['name']} | {r['crawl_s']:.1f} s | {r['rss_mib']:.0f} MiB | {len(r['offers'])} | {warc} | {r['temp_files_left']} |")
+        print(f"| {r['name']} | {r['cpu_s']:.1f} s | {r['crawl_s']:.1f} s | {r['rss_mib']:.0f} MiB | {len(r['offers'])} | "
+              f"{warc} | {r['temp_files_left']} |")
     pairs = [(f"{kind}: streamed / in-memory", by.get(f"{kind}-stream"), by.get(f"{kind}-memory"))
              for kind in ("live", "replay")]
     if len(rows) > 2 and rows[-1]["name"].startswith("replay (real URL), baseline"):
         pairs.append(("replay: this checkout / baseline", rows[-2], rows[-1]))
     for label, s, m in pairs:
         if s and m:
-            print(f"| {label} | {s['crawl_s'] / m['crawl_s']:.2f} | {s['rss_mib'] / m['rss_mib']:.2f} | | | |")
+            print(f"| {label} | {s['cpu_s'] / m['cpu_s']:.2f} | {s['crawl_s'] / m['crawl_s']:.2f} | "
+                  f"{s['rss_mib'] / m['rss_mib']:.2f} | | | |")
     same = len({tuple((k, p) for k, p, _ in r["offers"]) for r in rows}) == 1
     digests = {d for r in rows for _, _, d in r["offers"]}
     print(f"\nall crawls gave the same offers: {same}; body sha256 of the offers' evidence: {sorted(digests)}")
