@@ -217,8 +217,9 @@ class AwsSpider(PriceSpider):
         super().update_settings(settings)
         use_streaming_handler(settings)   # live only: a replay streams from the archive
 
-    # One region at a time: the next file is requested once the previous one is parsed, so at
-    # most one body of hundreds of MB is held (and the facts of all regions are emitted once).
+    # One region at a time: the next file is requested once the previous one is parsed (and its
+    # temp file removed), so one body of hundreds of MB is on disk at a time (and the facts of
+    # all regions are emitted once).
     def _request(self, i: int):
         return scrapy.Request(self.offers_url.format(region=self.regions[i]), callback=self.parse_offers,
                               errback=self.region_failed, cb_kwargs={"i": i},
