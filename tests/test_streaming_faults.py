@@ -9,6 +9,7 @@ downloads are one real crawl against a raw-socket server (behind -m slow)."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 
 import pytest
 import scrapy
@@ -88,7 +89,12 @@ def test_a_cut_or_undecodable_spooled_body_fails_the_parse(tmp_path, fault):
 def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_path, fault, monkeypatch):
     from tests.test_network_faults import SETTINGS, RawServer
     docs = {r: (SRC / f"{r}.json").read_bytes() for r in ("us-east-1", "us-east-2", "us-west-2", "ap-northeast-1",
-                                                          "ap-south-1")}
+                                                          "ap-south-1", "sa-east-1")}
+    wire = gzip.compress(docs["sa-east-1"], mtime=0)
+
+    def gzipped(conn):   # as a CDN serves it: Content-Encoding gzip
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(wire) + wire)
     limit = max(len(d) for d in docs.values()) + 1000
     server = RawServer()
     server.routes.update({
@@ -99,6 +105,7 @@ def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_p
                                                     content_length=False),
         # Over the limit with no Content-Length: refused as the bytes arrive, not after.
         "/ap-south-1/index.json": RawServer.cut(docs["ap-south-1"] + b" " * 2 * limit, 10 * limit, content_length=False),
+        "/sa-east-1/index.json": gzipped,
     })
     args = {"regions": ",".join(docs), "offers_url": server.url("/{region}/index.json"), "max_bytes": limit}
     settings = {**SETTINGS, "PRICEWATCH_SPOOL_DIR": str(tmp_path / "spool")}
@@ -119,17 +126,22 @@ def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_p
     # The whole region was streamed and archived: its offers, and the same from the replay.
     east = [o for o in live.items if o["region"] == "us-east-1"]
     assert sorted(o["price_raw"] for o in east) == sorted(o["price_raw"] for o in parse_offer_file(docs["us-east-1"], URL).offers)
+    # A gzip-encoded answer: parsed decoded, its evidence the bytes received (sha256 of the gzip).
+    south = [o for o in live.items if o["region"] == "sa-east-1"]
+    assert sorted(o["price_raw"] for o in south) == sorted(
+        o["price_raw"] for o in parse_offer_file(docs["sa-east-1"], URL.replace("us-east-1", "sa-east-1")).offers)
+    assert {o["capture"]["body_sha256"] for o in south} == {hashlib.sha256(wire).hexdigest()} and south
     (warc,) = (tmp_path / "archive").rglob("*.warc.gz")
     # Replayed with no payload held at indexing (as a 400 MB record is): copied out of the WARC.
     monkeypatch.setenv("PRICEWATCH_REPLAY_HOLD_BYTES", "0")
     replay = collect.run_crawl("aws", tmp_path / "replay", replay=warc,
-                               spider_args={**args, "regions": "us-east-1"}, settings=settings)
+                               spider_args={**args, "regions": "us-east-1,sa-east-1"}, settings=settings)
     assert collect.judge_crawl(replay).status == "ok", replay.report
 
     def evidence(items):
         return sorted((o["offer_key"], o["price_raw"], o["capture"]["warc_file"], o["capture"]["warc_record_id"],
                        o["capture"]["body_sha256"], o["capture"]["source_url"]) for o in items)
-    assert evidence(replay.items) == evidence(east) and len(east) == 10
+    assert evidence(replay.items) == evidence(east + south) and len(east) == 10
     assert list((tmp_path / "spool").rglob("*")) == []
     fault("live streamed downloads: cut before Content-Length / over download_maxsize / cut without Content-Length",
           expected="each region one line (retried cut; refused size; layout error), provider failed, no temp file",
