@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from pricewatch.catalog import load_catalog
@@ -81,7 +82,9 @@ def band_for(model: str | None) -> tuple[float, float]:
 
 def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | None = None,
            config: GateConfig = GateConfig()) -> pd.DataFrame:
-    """offers with held_reason / screen_note filled in (vectorised over the run's offers).
+    """offers with held_reason / screen_note filled in (vectorised over the run's offers: numpy
+    column arithmetic, dict look-ups for the previous readings and the cited prices; Python
+    only formats the message of an offer that is held or noted).
 
     previous: one row per (provider, offer_key) seen in the provider's previous successful run,
     with ``trusted_price`` (the last trusted price per hour), ``last_price`` and ``last_held``
@@ -91,63 +94,97 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | N
     (a placeholder price on a new tier must not become "the cheapest" of a page at once).
     """
     out = offers.copy()
-    out["held_reason"] = None
-    out["screen_note"] = None
-    if not len(out):
-        return out
-    priced = out["is_priced"].astype(bool)
-    per_gpu = pd.to_numeric(out["price_per_gpu_hour"], errors="coerce").astype(float)
-    price = pd.to_numeric(out["price_per_hour"], errors="coerce").astype(float)
-    models = out["gpu_model"].where(out["gpu_model"].map(lambda m: isinstance(m, str)), None)
-    bands = {m: band_for(m) for m in models.drop_duplicates()}
-    low = models.map(lambda m: bands[m][0]).astype(float)
-    high = models.map(lambda m: bands[m][1]).astype(float)
+    n = len(out)
+    held = np.full(n, None, dtype=object)
+    note = np.full(n, None, dtype=object)
+    if not n:
+        return _with_verdicts(out, held, note)
+    priced = out["is_priced"].to_numpy(dtype=bool)
+    per_gpu = _floats(out["price_per_gpu_hour"])
+    price = _floats(out["price_per_hour"])
+    models = [m if isinstance(m, str) else None for m in out["gpu_model"].tolist()]
+    bands = {m: band_for(m) for m in set(models)}
+    low = np.array([bands[m][0] for m in models], dtype=float)
+    high = np.array([bands[m][1] for m in models], dtype=float)
     # The bands are USD: a price stated in another currency is stored as printed, never
     # compared with them (claims and "cheapest" views compare USD offers only).
-    usd = out["currency"].fillna("USD").astype(str).str.upper().eq("USD") if "currency" in out else True
-    outside = priced & usd & ~per_gpu.between(low, high)
-    for i in out.index[outside]:
-        what = models[i] or "any GPU"
-        out.at[i, "held_reason"] = (f"${per_gpu[i]:g} per GPU-hour is outside the plausible band "
-                                    f"${low[i]:g}-${high[i]:g} for {what}")
-    previous = previous if previous is not None and len(previous) else pd.DataFrame(
-        columns=["provider", "offer_key", "trusted_price", "last_price", "last_held"])
-    prev = out[["provider", "offer_key"]].merge(previous, on=["provider", "offer_key"], how="left")
-    prev.index = out.index
-    trusted = pd.to_numeric(prev["trusted_price"], errors="coerce").astype(float)
-    last_price = pd.to_numeric(prev["last_price"], errors="coerce").astype(float)
-    last_held = prev["last_held"].astype("boolean").fillna(False).astype(bool)
+    usd = (np.array([_is_usd(c) for c in out["currency"].tolist()], dtype=bool) if "currency" in out
+           else np.ones(n, dtype=bool))
+    outside = priced & usd & ~((per_gpu >= low) & (per_gpu <= high))
+    for i in np.flatnonzero(outside):
+        held[i] = (f"${per_gpu[i]:g} per GPU-hour is outside the plausible band "
+                   f"${low[i]:g}-${high[i]:g} for {models[i] or 'any GPU'}")
+    providers, keys, billings = out["provider"].tolist(), out["offer_key"].tolist(), out["billing"].tolist()
+    before = {}
+    if previous is not None and len(previous):
+        before = dict(zip(zip(previous["provider"].tolist(), previous["offer_key"].tolist()),
+                          zip(_floats(previous["trusted_price"]), _floats(previous["last_price"]),
+                              previous["last_held"].tolist())))
+    nothing = (np.nan, np.nan, False)
+    found = [before.get(k, nothing) for k in zip(providers, keys)]
+    trusted = np.array([f[0] for f in found], dtype=float)
+    last_price = np.array([f[1] for f in found], dtype=float)
+    last_held = np.array([_flag(f[2]) for f in found], dtype=bool)
     candidates = priced & ~outside
-    # A reading the gate held last run, repeated now at the same price, is confirmed.
-    confirmed = candidates & last_held & ((last_price - price).abs() < 1e-9)
-    move = (price - trusted) / trusted * 100
-    comparable = candidates & (trusted > 0)
-    big = comparable & ~confirmed & (move.abs() >= config.move_pct)
-    for i in out.index[confirmed]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # A reading the gate held last run, repeated now at the same price, is confirmed.
+        confirmed = candidates & last_held & (np.abs(last_price - price) < 1e-9)
+        move = (price - trusted) / trusted * 100
+        comparable = candidates & (trusted > 0)
+        big = comparable & ~confirmed & (np.abs(move) >= config.move_pct)
+        moving = comparable & (np.abs(move) >= config.market_pct)
+    for i in np.flatnonzero(confirmed):
         what = f"moved {move[i]:+.1f}%" if trusted[i] > 0 else "first seen below a cited price"
-        out.at[i, "screen_note"] = f"{what}, confirmed by the provider's next run"
+        note[i] = f"{what}, confirmed by the provider's next run"
     # Who moved each GPU (model, billing) by market_pct or more, up and down, in this run.
-    movers = out.loc[comparable & models.notna() & (move.abs() >= config.market_pct), ["provider"]].assign(
-        model=models, billing=out["billing"], up=move > 0)
-    moved_by = movers.groupby(["model", "billing", "up"])["provider"].agg(lambda p: sorted(set(p))).to_dict()
-    for i in out.index[big]:
+    moved_by: dict[tuple, set] = {}
+    for i in np.flatnonzero(moving):
+        if models[i] is not None:
+            moved_by.setdefault((models[i], billings[i], bool(move[i] > 0)), set()).add(providers[i])
+    for i in np.flatnonzero(big):
         pct = move[i]
-        others = [p for p in moved_by.get((models[i], out.at[i, "billing"], pct > 0), [])
-                  if p != out.at[i, "provider"]] if models[i] else []
+        others = sorted(p for p in moved_by.get((models[i], billings[i], bool(pct > 0)), ())
+                        if p != providers[i]) if models[i] else []
         if others:
-            out.at[i, "screen_note"] = f"moved {pct:+.1f}%; {models[i]} moved the same way at {', '.join(others)}"
+            note[i] = f"moved {pct:+.1f}%; {models[i]} moved the same way at {', '.join(others)}"
             continue
-        out.at[i, "held_reason"] = (f"moved {pct:+.1f}% from the last trusted ${trusted[i]:g}/h; "
-                                    "held until the provider's next run confirms it")
+        held[i] = (f"moved {pct:+.1f}% from the last trusted ${trusted[i]:g}/h; "
+                   "held until the provider's next run confirms it")
     if cited is not None and len(cited):
-        never_trusted = candidates & ~confirmed & ~(trusted > 0) & models.notna()
-        for i in out.index[never_trusted]:
-            o = out.loc[i]
-            match = cited[(cited["gpu_model"] == o["gpu_model"]) & (cited["gpu_count"] == o["gpu_count"])
-                          & (cited["billing"] == o["billing"])]
-            if len(match) and price[i] < float(match["cited_price"].iloc[0]):
-                c = match.iloc[0]
-                out.at[i, "held_reason"] = (
-                    f"first seen at ${price[i]:g}/h, below the ${float(c['cited_price']):g}/h a published claim "
-                    f"cites ({c['cited']}); held until the provider's next run confirms it")
+        cites = {}
+        for m, c, b, who, at in zip(cited["gpu_model"].tolist(), cited["gpu_count"].tolist(),
+                                    cited["billing"].tolist(), cited["cited"].tolist(), cited["cited_price"].tolist()):
+            if c is not None and c == c:
+                cites.setdefault((m, int(c), b), (who, float(at)))
+        counts = out["gpu_count"].tolist()
+        never_trusted = candidates & ~confirmed & ~(trusted > 0) & np.array([m is not None for m in models])
+        for i in np.flatnonzero(never_trusted):
+            match = cites.get((models[i], int(counts[i]), billings[i]))
+            if match and price[i] < match[1]:
+                held[i] = (f"first seen at ${price[i]:g}/h, below the ${match[1]:g}/h a published claim "
+                           f"cites ({match[0]}); held until the provider's next run confirms it")
+    return _with_verdicts(out, held, note)
+
+
+def _with_verdicts(out: pd.DataFrame, held: np.ndarray, note: np.ndarray) -> pd.DataFrame:
+    """The offers with their held_reason / screen_note columns (object columns: text or None)."""
+    out["held_reason"] = pd.Series(held, index=out.index, dtype=object)
+    out["screen_note"] = pd.Series(note, index=out.index, dtype=object)
     return out
+
+
+def _floats(column: pd.Series) -> np.ndarray:
+    """A column of prices as floats (NULL, NaN or not a number: NaN)."""
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _is_usd(currency) -> bool:
+    """A price in USD (no currency stated: USD)."""
+    if currency is None or (isinstance(currency, float) and currency != currency):
+        return True
+    return str(currency).upper() == "USD"
+
+
+def _flag(value) -> bool:
+    """A boolean cell (NULL / NaN: false)."""
+    return False if value is None or value != value else bool(value)

@@ -71,9 +71,7 @@ def advance(con: duckdb.DuckDBPyConnection, run_id: str, provider_runs: pd.DataF
     else:
         span = [None, None]
     con.execute(query_sql("load_incoming"), [run_id] + span)
-    for step in STEPS:
-        con.execute(query_sql(step))
-    for step in CURRENT_STEPS:
+    for step in STEPS + CURRENT_STEPS:
         run_statements(con, step)
     return {"advanced": sorted(providers), "rebuilt": sorted(late)}
 

@@ -8,8 +8,8 @@
 --   changed     another price or text: the current spell ends, a new one starts
 --   reappeared  the latest spell was ended by an absence: a new one starts, even at the same price
 --   first seen  no spell yet
--- A held reading is presence, not a price: it moves nothing. The reading's own columns (all of
--- offers) come along for the new spells (spells_step_6_open.sql).
+-- A held reading is presence, not a price: it moves nothing. The reading's columns a spell keeps
+-- come along (spells_step_6_open.sql reads the rest from spell_incoming_offers).
 CREATE OR REPLACE TEMP TABLE spell_moves AS
 WITH latest AS (
     SELECT s.provider, s.offer_key, s.spell_no, s.price_per_hour, s.price_text, s.last_seen_at, s.valid_to
@@ -17,7 +17,8 @@ WITH latest AS (
     WHERE s.is_latest
 )
 SELECT coalesce(r.provider, l.provider) AS provider, coalesce(r.offer_key, l.offer_key) AS offer_key,
-       r.* EXCLUDE (provider, offer_key),
+       r.gpu_model, r.gpu_count, r.billing, r.tier, r.price_per_hour, r.price_per_gpu_hour, r.price_text,
+       r.observed_at, r.run_id, r.currency, r.self_service, r.is_aggregator,
        p.observed_at AS run_observed_at,
        l.spell_no AS cur_spell_no, l.price_per_hour AS cur_price_per_hour, l.price_text AS cur_price_text,
        l.last_seen_at AS cur_last_seen_at, l.valid_to AS cur_valid_to,
