@@ -220,20 +220,20 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
     return stored
 
 
-def _refuse_duplicates(con, run_ids: list[str], offers: pd.DataFrame) -> None:
+def _refuse_duplicates(offers: pd.DataFrame) -> None:
     """The uniqueness of (run_id, provider, offer_key), enforced at load (offers has no key):
-    checked on the rows just inserted for these runs (warehouse/sql/offers_stored_twice.sql);
-    raises in the load's transaction, which then stores nothing."""
+    one set of the keys (no statement, no sort); only a batch that repeats one pays for the
+    message naming them."""
     if not len(offers):
         return
-    times = pd.to_datetime(offers["observed_at"], utc=True)
-    found = con.execute(query_sql("offers_stored_twice"),
-                        [run_ids, times.min().to_pydatetime(), times.max().to_pydatetime()]).fetchall()
-    if found:
-        keys = [f"{p} {k!r}" for _, p, k, _ in found[:3]]
-        more = found[0][3] - len(keys)
-        raise ValueError(f"run {found[0][0]}: offer stored twice in one run: " + "; ".join(keys)
-                         + (f" and {more} more" if more > 0 else ""))
+    keys = list(zip(offers["run_id"].tolist(), offers["provider"].tolist(), offers["offer_key"].tolist()))
+    if len(set(keys)) == len(keys):
+        return
+    duplicated = offers.duplicated(["run_id", "provider", "offer_key"], keep=False)
+    named = sorted({f"{p} {k!r}" for p, k in offers.loc[duplicated, ["provider", "offer_key"]].itertuples(index=False)})
+    run_id = offers.loc[duplicated, "run_id"].iloc[0]
+    raise ValueError(f"run {run_id}: offer stored twice in one run: " + "; ".join(named[:3])
+                     + (f" and {len(named) - 3} more" if len(named) > 3 else ""))
 
 
 def _store_bulk(con, runs: list[tuple]) -> list[str]:
@@ -248,11 +248,11 @@ def _store_bulk(con, runs: list[tuple]) -> list[str]:
     frames = {name: [x for x in (item[i] for item in new) if x is not None and len(x)]
               for i, name in ((1, "provider_runs"), (2, "offers"), (3, "source_facts"))}
     offers = pd.concat(frames["offers"], ignore_index=True) if frames["offers"] else pd.DataFrame()
+    _refuse_duplicates(offers)
     insert_frame(con, "runs", pd.DataFrame([r for r, *_ in new]), RUN_COLUMNS)
     provider_runs = pd.concat(frames["provider_runs"], ignore_index=True) if frames["provider_runs"] else pd.DataFrame()
     insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
     insert_frame(con, "offers", offers, OFFER_COLUMNS)
-    _refuse_duplicates(con, [r["run_id"] for r, *_ in new], offers)
     if frames["source_facts"]:
         insert_frame(con, "source_facts", pd.concat(frames["source_facts"], ignore_index=True), FACT_COLUMNS)
     if len(provider_runs):
@@ -278,12 +278,12 @@ def _preflight(con, run: dict, provider_runs: pd.DataFrame | None) -> dict:
 def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts, preflight: dict) -> bool:
     if preflight["stored"]:
         return False
+    _refuse_duplicates(offers)
     if len(offers) and "held_reason" not in offers.columns:
         offers = screen_offers(con, offers, run["observed_at"], preflight["newest"])
     insert_rows(con, "runs", [run], RUN_COLUMNS)
     insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
     insert_frame(con, "offers", offers, OFFER_COLUMNS)
-    _refuse_duplicates(con, [run["run_id"]], offers)
     if facts is not None:
         insert_frame(con, "source_facts", facts, FACT_COLUMNS)
     spells.advance(con, run["run_id"], provider_runs, offers, newest=preflight["newest"])
