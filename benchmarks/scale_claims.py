@@ -3,12 +3,14 @@ run, what the claims read (Snapshot), derive_alerts for the latest run and lates
 on a warehouse built by bench_scale.py (--keep DIR keeps one per size).
 
     .venv/bin/python benchmarks/scale_claims.py COPY.duckdb PAST_RUN LAST_RUN [--repeat 5]
-        [--baseline OLD_CHECKOUT] [--checkout NEW_CHECKOUT]
+        [--baseline OLD_CHECKOUT [--baseline-db OTHER_COPY.duckdb]] [--checkout NEW_CHECKOUT]
 
 COPY is modified (and put back: the past run's evaluations are deleted after each evaluation,
 the alerts rolled back), so measure a copy, never a master. With --baseline, each repeat runs
 once in a fresh process per checkout, interleaved (old, new, old, new, ...), so both see the
 same machine load; figures are medians, with the CPU time of the process and the load average.
+--baseline-db gives the old checkout its own copy (each checkout migrates its copy to its own
+schema). PAST_RUN / LAST_RUN: bench_scale.py --keep prints them (past_run, last_run).
 ``bench_claims(con, past_run, last_run, repeat)`` is what bench_scale.py calls.
 """
 
@@ -82,8 +84,8 @@ def bench_claims(con, past_run: str, last_run: str, repeat: int = 5) -> dict:
            "claims": len(rules.claims), "times": {}}
     for name, fn in (("evaluate_claims (past run)", evaluate), ("Snapshot (past run)", snapshot),
                      ("derive_alerts (latest run)", alerts), ("latest_claim_status", status)):
-        fn()
-        out["times"][name] = _timed(fn, repeat)
+        first = _timed(fn, 1)["ms"]          # the first call of the process: cold caches
+        out["times"][name] = {**_timed(fn, repeat), "first_ms": first}
     return out
 
 
@@ -105,6 +107,7 @@ def main() -> None:
     ap.add_argument("last_run")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--baseline", help="a checkout of the code before (measured interleaved with --checkout)")
+    ap.add_argument("--baseline-db", help="the baseline's own copy of the warehouse (default: the same copy)")
     ap.add_argument("--checkout", default=str(ROOT), help="the code measured (default: this one)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -114,22 +117,25 @@ def main() -> None:
     samples: dict[str, list[dict]] = {"baseline": [], "new": []}
     loads = []
     for _ in range(a.repeat):
-        for label, tree in (("baseline", a.baseline), ("new", a.checkout)):
+        for label, tree, path in (("baseline", a.baseline, a.baseline_db or a.db), ("new", a.checkout, a.db)):
             env = {**os.environ, "PYTHONPATH": tree}
-            res = subprocess.run([sys.executable, str(Path(__file__).resolve()), a.db, a.past_run, a.last_run,
-                                  "--child"], cwd=tree, env=env, capture_output=True, text=True, check=True)
+            res = subprocess.run([sys.executable, str(Path(__file__).resolve()), path, a.past_run, a.last_run,
+                                  "--child"], cwd=tree, env=env, capture_output=True, text=True)
+            if res.returncode:
+                raise SystemExit(f"{label} ({tree}) failed:\n{res.stderr[-3000:]}")
             samples[label].append(json.loads(res.stdout.strip().splitlines()[-1]))
             loads.append(os.getloadavg()[0])
     first = samples["new"][0]
     print(f"{first['offers']:,} offer rows, {first['claim_evaluations']:,} claim evaluations, {first['claims']} claims; "
           f"{a.repeat} interleaved repeats, load average {min(loads):.1f}-{max(loads):.1f} (median {statistics.median(loads):.1f})")
-    print("| what | before: ms (CPU ms) | after: ms (CPU ms) | ratio |")
-    print("|---|---:|---:|---:|")
+    print("| what | before: ms (CPU ms) | after: ms (CPU ms) | ratio | first call of a process: before / after |")
+    print("|---|---:|---:|---:|---:|")
     for name in first["times"]:
-        med = {k: (statistics.median(s["times"][name]["ms"] for s in v), statistics.median(s["times"][name]["cpu_ms"] for s in v))
+        med = {k: [statistics.median(s["times"][name][f] for s in v) for f in ("ms", "cpu_ms", "first_ms")]
                for k, v in samples.items()}
-        print(f"| {name} | {med['baseline'][0]:,.0f} ({med['baseline'][1]:,.0f}) | {med['new'][0]:,.0f} ({med['new'][1]:,.0f}) "
-              f"| {med['baseline'][0] / med['new'][0]:.1f}x |")
+        b, n = med["baseline"], med["new"]
+        print(f"| {name} | {b[0]:,.0f} ({b[1]:,.0f}) | {n[0]:,.0f} ({n[1]:,.0f}) | {b[0] / n[0]:.1f}x "
+              f"| {b[2]:,.0f} / {n[2]:,.0f} |")
 
 
 if __name__ == "__main__":
