@@ -2,7 +2,7 @@
 -- current_offers does not hold it (migration 030). Before the run's offers replace the current
 -- ones (current_step_2_replace.sql): a current trusted reading whose offer the run holds or does
 -- not list is kept in trusted_offers; an offer the run reads trusted needs no kept reading any
--- more. Only the providers whose ok provider run is the newest of theirs (spell_run_providers;
+-- more. Only the providers whose ok provider run is the newest of theirs (spell_run_providers,
 -- spell_incoming_offers: their offers as loaded). Touches the few held or missing offers only.
 INSERT INTO trusted_offers BY NAME
 SELECT c.* FROM current_offers c SEMI JOIN spell_run_providers p USING (provider)
