@@ -112,3 +112,23 @@ def test_a_held_reading_leaves_the_last_trusted_one_current_as_the_full_query_fo
                 assert {**got, "observed_at": None} == {**offer, "observed_at": None}, (run_id, key)
                 assert got["observed_at"] == offer["observed_at"]
     assert replaced > 20 and dropped > 0
+
+
+def test_rules_are_parsed_once_per_version_and_again_when_edited(tmp_path):
+    """cached_rules keys its cache by the rules' sha256: the same files give the same parsed
+    object (no parse per call), an edited file a new parse (a long-lived process never evaluates
+    with stale rules). A one-page rules folder of no claims keeps it cheap."""
+    from pricewatch.claims import rules as R
+
+    page = tmp_path / "rules" / "a-page"
+    page.mkdir(parents=True)
+    text = ("page:\n  title: {ja: ページ, en: A page}\n  publisher: Us\n  original: a-page.ja.md\n"
+            "  prices_dated: '2026-10-31'\n  own_prices: arrakis\ngpus:\n  H100: {model: H100}\n")
+    (page / "page.yaml").write_text(text, encoding="utf-8")
+    root = str(tmp_path / "rules")
+    first = R.cached_rules(root)
+    assert list(first.pages) == ["a-page"] and R.cached_rules(root) is first
+    (page / "page.yaml").write_text(text.replace("publisher: Us", "publisher: Us again"), encoding="utf-8")
+    edited = R.cached_rules(root)
+    assert edited is not first and edited.version != first.version
+    assert edited.pages["a-page"].page.publisher == "Us again" and R.cached_rules(root) is edited

@@ -202,8 +202,15 @@ def rules_version(root: str | Path | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-@lru_cache(maxsize=2)
 def cached_rules(root: str | None = None) -> RuleSet:
+    """rules/ parsed once per version (rules_version: the sha256 of its files, ~1 ms), so a
+    long-lived process reads an edited rules/ again and never evaluates with stale rules."""
+    root = str(root or RULES_DIR)
+    return _parsed(root, rules_version(root))
+
+
+@lru_cache(maxsize=4)
+def _parsed(root: str, version: str) -> RuleSet:
     return load_rules(root)
 
 
