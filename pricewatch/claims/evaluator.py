@@ -134,9 +134,7 @@ class Evaluator(PageKinds):
             return best, Outcome(inputs=[_input(name, "own", provider, best)])
         if offers:
             return self._offer(provider, offers[0]["offer_key"], "own", name)
-        last = self.snap.con.execute(
-            "SELECT o.offer_key FROM offers o JOIN runs r USING (run_id) WHERE o.provider = ? AND o.gpu_model = ? "
-            "AND r.observed_at <= ? ORDER BY r.observed_at DESC LIMIT 1", [provider, model, self.snap.at]).fetchone()
+        last = self.snap.con.execute(query("own_last_listed"), [provider, model, self.snap.at]).fetchone()
         if last:
             return self._offer(provider, last[0], "own", name)
         return None, Outcome(unverifiable=f"{provider} has never listed {gpu} ({model})",
