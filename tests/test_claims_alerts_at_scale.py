@@ -17,6 +17,7 @@ from pricewatch.alerts import observe
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.store import _rows
 from pricewatch.claims import readings
+from tests.test_claims_published import replayed  # noqa: F401  (a fixture)
 from tests.test_spells import synthetic_runs
 from warehouse import db
 
@@ -132,3 +133,29 @@ def test_rules_are_parsed_once_per_version_and_again_when_edited(tmp_path):
     edited = R.cached_rules(root)
     assert edited is not first and edited.version != first.version
     assert edited.pages["a-page"].page.publisher == "Us again" and R.cached_rules(root) is edited
+
+
+@pytest.mark.slow       # a replay of the shipped captures of its own (tests/test_claims_published.py's fixture)
+def test_the_snapshot_of_the_offers_the_rules_read_gives_every_claim_as_the_whole_snapshot(replayed):
+    """On the shipped captures' history, every claim of every run evaluates the same (status,
+    value, reason, pick, note, inputs) from a snapshot of only the offers the rules can read
+    (evaluator.interest) as from the snapshot of every offer."""
+    from pricewatch.claims import rules as R
+    from pricewatch.claims.evaluator import Evaluator, interest
+    from pricewatch.claims.judge import judge
+    from pricewatch.claims.snapshot import Snapshot
+
+    rules = R.cached_rules()
+    con = db.connect(replayed["db"], read_only=True)
+    try:
+        for run in replayed["runs"].values():
+            whole, only = Snapshot(con, run["run_id"]), Snapshot(con, run["run_id"], interest(rules))
+            assert sum(map(len, (s.offers for s in only.providers.values()))) < \
+                sum(map(len, (s.offers for s in whole.providers.values())))
+            a, b = Evaluator(rules, whole), Evaluator(rules, only)
+            for claim in rules.claims.values():
+                oa, ob = a.outcome(claim.id), b.outcome(claim.id)
+                assert judge(claim, oa) == judge(claim, ob), (run["run_id"], claim.id)
+                assert (oa.value, oa.pick, oa.note, oa.since, oa.inputs) == (ob.value, ob.pick, ob.note, ob.since, ob.inputs)
+    finally:
+        con.close()
