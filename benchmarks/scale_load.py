@@ -81,32 +81,45 @@ class StatementTimer:
         return getattr(self.con, name)
 
 
-def bench_nightly_load(path, repeat: int = 9, profile: bool = True) -> dict:
+def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: bool = True) -> dict:
     """Loads `repeat` nightly runs (5 providers x 300 offers, after the history) one after another
     into the warehouse at `path` (it is changed: pass a copy), each timed, and a raw INSERT of
     each run's offers (BEGIN, INSERT, COMMIT) interleaved with them; then one more load with
-    every statement timed. Returns milliseconds."""
+    every statement timed. checkpoint: a CHECKPOINT (timed apart) after each load and after each
+    raw insert, as a nightly run's own process does when it closes the warehouse; without it the
+    loads pile up WAL and in-memory update versions until DuckDB's automatic checkpoint lands on
+    one of them. Returns milliseconds."""
     from warehouse import db                          # first: bench_scale puts this checkout on sys.path
     sys.path.insert(0, str(HERE))
     from bench_scale import nightly_frames
     con = _connect(path)
     db.migrate(con)
     db.load_run(con, *nightly_frames(con, 999))       # warm: the first load of a process reads the catalog
-    loads, raws = [], []
+    loads, raws, checkpoints = [], [], []
+
+    def settle():
+        if checkpoint:
+            t = time.perf_counter()
+            con.execute("CHECKPOINT")
+            checkpoints.append((time.perf_counter() - t) * 1000)
+    settle()
     for i in range(repeat):
         run, pr, offers = nightly_frames(con, i)
         t = time.perf_counter()
         db.load_run(con, run, pr, offers)
         loads.append((time.perf_counter() - t) * 1000)
+        settle()
         raw = offers.assign(run_id=run["run_id"] + "-raw", held_reason=None, screen_note=None)[db.OFFER_COLUMNS]
         t = time.perf_counter()
         con.execute("BEGIN")
         con.execute("INSERT INTO offers BY NAME SELECT * FROM raw")
         con.execute("COMMIT")
         raws.append((time.perf_counter() - t) * 1000)
-    out = {"offers": len(offers), "loads": len(loads), "load_ms": statistics.median(loads),
-           "load_mean_ms": statistics.fmean(loads), "load_all_ms": [round(x, 1) for x in loads],
-           "raw_ms": statistics.median(raws)}
+        settle()
+    out = {"offers": len(offers), "loads": len(loads), "checkpoint_between": checkpoint,
+           "load_ms": statistics.median(loads), "load_mean_ms": statistics.fmean(loads),
+           "load_all_ms": [round(x, 1) for x in loads], "raw_ms": statistics.median(raws),
+           "checkpoint_ms": statistics.median(checkpoints) if checkpoints else None}
     if profile:
         timer = StatementTimer(con)
         run, pr, offers = nightly_frames(con, repeat)
@@ -128,14 +141,15 @@ def bench_backfill(tmpl_path, n_runs: int = 200, repeat: int = 3) -> dict:
     return backfill(Path(tmpl_path), n_runs, repeat)
 
 
-def _one_process(tree: Path, master: Path, repeat: int) -> dict:
+def _one_process(tree: Path, master: Path, repeat: int, checkpoint: bool = True) -> dict:
     """bench_nightly_load in a fresh process running the code of `tree`, on a fresh copy."""
     work = Path(tempfile.mkdtemp(prefix="scale-load-"))
     copy = work / "copy.duckdb"
     shutil.copyfile(master, copy)
     os.chmod(copy, 0o644)
     code = (f"import sys, json; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
-            f"import scale_load; print(json.dumps(scale_load.bench_nightly_load({str(copy)!r}, {repeat})))")
+            f"import scale_load; print(json.dumps(scale_load.bench_nightly_load({str(copy)!r}, {repeat}, "
+            f"checkpoint={checkpoint!r})))")
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               cwd=str(tree), env={**os.environ, "PYTHONPATH": str(tree)})
@@ -154,6 +168,7 @@ def main() -> None:
     n.add_argument("--repeat", type=int, default=9, help="loads per process")
     n.add_argument("--rounds", type=int, default=1, help="processes per checkout, interleaved")
     n.add_argument("--against", type=Path, help="another checkout (the baseline) measured in the same run")
+    n.add_argument("--no-checkpoint", action="store_true", help="no CHECKPOINT between loads (the WAL piles up)")
     b = sub.add_parser("backfill")
     b.add_argument("--runs", type=int, default=200)
     b.add_argument("--repeat", type=int, default=3)
@@ -173,14 +188,16 @@ def main() -> None:
     results: dict[str, list[dict]] = {k: [] for k in trees}
     for _ in range(args.rounds):
         for name, tree in trees.items():
-            results[name].append(_one_process(tree, args.warehouse, args.repeat))
+            results[name].append(_one_process(tree, args.warehouse, args.repeat, not args.no_checkpoint))
             print(name, json.dumps({k: v for k, v in results[name][-1].items() if k != "profile"}), file=sys.stderr)
     print(f"load average {os.getloadavg()[0]:.1f}; {args.warehouse.name}; {args.rounds} process(es) x {args.repeat} loads")
     for name, rs in results.items():
         loads = [x for r in rs for x in r["load_all_ms"]]
         print(f"{name}: one nightly run ({rs[0]['offers']} offers) median {statistics.median(loads):.1f} ms, "
               f"mean {statistics.fmean(loads):.1f} ms; raw INSERT of its offers + COMMIT "
-              f"{statistics.median([r['raw_ms'] for r in rs]):.1f} ms")
+              f"{statistics.median([r['raw_ms'] for r in rs]):.1f} ms"
+              + (f"; CHECKPOINT after each {statistics.median([r['checkpoint_ms'] for r in rs]):.1f} ms"
+                 if rs[0].get("checkpoint_ms") is not None else "; no CHECKPOINT between loads"))
         prof = rs[-1]["profile"]
         print(f"  one load, {prof['statements']} statements, {prof['total_ms']:.1f} ms, of which Python "
               f"{prof['python_ms']:.1f} ms:")
