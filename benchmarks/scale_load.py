@@ -7,9 +7,11 @@ each millisecond goes, and a backfill against a raw INSERT of the same rows.
     .venv/bin/python benchmarks/scale_load.py nightly WAREHOUSE --against /path/to/old/checkout --rounds 5
     # a backfill (load_runs, one transaction) vs a raw INSERT of the same rows
     .venv/bin/python benchmarks/scale_load.py backfill [--runs 200] [--repeat 3]
+    # validating one nightly run's offers: one by one vs the whole batch in one pydantic call
+    .venv/bin/python benchmarks/scale_load.py validation /work/bench/scale-1000000.duckdb
 
-bench_nightly_load(path, repeat) and bench_backfill(tmpl_path, n_runs, repeat) are what
-benchmarks/bench_scale.py calls. Each figure is a median; the nightly one also gives the mean
+bench_nightly_load(path, repeat), bench_backfill(tmpl_path, n_runs, repeat) and
+bench_validation(path) are what benchmarks/bench_scale.py calls. Each figure is a median; the nightly one also gives the mean
 (an automatic checkpoint at COMMIT, when the WAL passes DuckDB's checkpoint_threshold, lands
 on one load in several) and the time of every statement of one load.
 """
@@ -133,6 +135,60 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     return out
 
 
+def bench_validation(path, repeat: int = 30) -> dict:
+    """What validating one nightly run's offers costs (collect.judge_crawl: every item an
+    OfferRecord), one by one as the crawl judge does, against the whole batch in one pydantic
+    call (TypeAdapter(list[OfferRecord])), and the judge and build_run around them. Items of the
+    nightly run's shape, read from the warehouse at `path` (read only). Returns milliseconds
+    (minimum and median of `repeat`)."""
+    from datetime import datetime, timezone
+
+    from pydantic import TypeAdapter
+
+    from pricewatch import collect
+    from pricewatch.crawl import CrawlResult
+    from pricewatch.offers import OfferRecord
+    from warehouse import db
+    sys.path.insert(0, str(HERE))
+    from bench_scale import nightly_frames
+    con = db.connect(path, read_only=True)
+    _, _, offers = nightly_frames(con, 0)
+    con.close()
+    items = []
+    for r in offers.to_dict("records"):
+        priced = bool(r["is_priced"])
+        items.append({k: r[k] for k in ("provider", "offer_key", "gpu_label", "gpu_model", "form_factor", "billing",
+                                         "tier", "region", "currency", "price_unit", "price_raw")}
+                     | {"gpu_count": int(r["gpu_count"]), "vram_gb": float(r["vram_gb"]), "self_service": bool(r["self_service"]),
+                        "is_priced": priced, "price_per_hour": float(r["price_per_hour"]) if priced else None,
+                        "price_per_gpu_hour": float(r["price_per_gpu_hour"]) if priced else None,
+                        "price_text": None if priced else r["price_text"],
+                        "capture": {k: r[k] for k in ("warc_file", "warc_record_id", "body_sha256", "source_url")}
+                        | {"captured_at": "2026-11-30T02:15:00+00:00"}})
+    batch = TypeAdapter(list[OfferRecord])
+    crawl = CrawlResult(provider="bench", returncode=0, items=items, report={"http_status_counts": {"200": 1}},
+                        duration_s=1.0)
+    judged = collect.judge_crawl(crawl)
+    assert judged.status in ("ok", "suspect"), judged.error
+    now = datetime.now(timezone.utc)
+
+    def one_by_one():
+        for item in items:
+            OfferRecord.model_validate(item)
+    cases = {"model_validate one by one": one_by_one,
+             "TypeAdapter(list[OfferRecord]) on the batch": lambda: batch.validate_python(items),
+             "judge_crawl (validation, monitors, crawl findings)": lambda: collect.judge_crawl(crawl),
+             "build_run (the run's frames)": lambda: collect.build_run([judged], "replay", now, None, None)}
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(repeat):
+        for name, fn in cases.items():       # interleaved
+            t = time.perf_counter()
+            fn()
+            times[name].append((time.perf_counter() - t) * 1000)
+    return {"items": len(items)} | {k: {"min_ms": round(min(v), 2), "median_ms": round(statistics.median(v), 2)}
+                                    for k, v in times.items()}
+
+
 def bench_backfill(tmpl_path, n_runs: int = 200, repeat: int = 3) -> dict:
     """load_runs of n_runs nightly runs (one transaction) vs a raw INSERT of the same rows into
     the same table, side by side (benchmarks/bench_scale.py bench_backfill)."""
@@ -169,11 +225,17 @@ def main() -> None:
     n.add_argument("--rounds", type=int, default=1, help="processes per checkout, interleaved")
     n.add_argument("--against", type=Path, help="another checkout (the baseline) measured in the same run")
     n.add_argument("--no-checkpoint", action="store_true", help="no CHECKPOINT between loads (the WAL piles up)")
+    v = sub.add_parser("validation")
+    v.add_argument("warehouse", type=Path)
+    v.add_argument("--repeat", type=int, default=30)
     b = sub.add_parser("backfill")
     b.add_argument("--runs", type=int, default=200)
     b.add_argument("--repeat", type=int, default=3)
     b.add_argument("--template", type=Path, help="a template pickle of bench_scale.py (else built: slow)")
     args = ap.parse_args()
+    if args.what == "validation":
+        print(json.dumps(bench_validation(args.warehouse, args.repeat), indent=1))
+        return
     if args.what == "backfill":
         tmpl = args.template
         if tmpl is None:
