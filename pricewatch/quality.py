@@ -166,6 +166,21 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | N
     return _with_verdicts(out, held, note)
 
 
+def may_cite(offers: pd.DataFrame, previous: pd.DataFrame | None) -> bool:
+    """Whether screen() could hold one of these offers against a cited price: some priced offer
+    of a known GPU has no trusted previous price (a superset of screen's never-trusted offers),
+    so the caller reads the cited prices only then."""
+    if not len(offers):
+        return False
+    trusted = {}
+    if previous is not None and len(previous):
+        trusted = dict(zip(zip(previous["provider"].tolist(), previous["offer_key"].tolist()),
+                           _floats(previous["trusted_price"]) > 0))
+    return any(priced and isinstance(model, str) and not trusted.get(key, False)
+               for priced, model, key in zip(offers["is_priced"].tolist(), offers["gpu_model"].tolist(),
+                                              zip(offers["provider"].tolist(), offers["offer_key"].tolist())))
+
+
 def _with_verdicts(out: pd.DataFrame, held: np.ndarray, note: np.ndarray) -> pd.DataFrame:
     """The offers with their held_reason / screen_note columns (object columns: text or None)."""
     out["held_reason"] = pd.Series(held, index=out.index, dtype=object)

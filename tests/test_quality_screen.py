@@ -56,3 +56,14 @@ def test_an_empty_run_and_no_previous_readings():
     assert list(screen(empty, None).columns)[-2:] == ["held_reason", "screen_note"]
     first = screen(pd.DataFrame([_offer("acme", "1x H100 on-demand", "H100", 1, 2.0)]), None)
     assert first["held_reason"].tolist() == [None] and first["screen_note"].tolist() == [None]
+
+
+def test_the_cited_prices_are_needed_only_for_an_offer_never_trusted():
+    from pricewatch.quality import may_cite
+    offers = pd.DataFrame([_offer("acme", "1x H100 on-demand", "H100", 1, 2.0)])
+    trusted = pd.DataFrame([{"provider": "acme", "offer_key": "1x H100 on-demand", "trusted_price": 2.1,
+                             "last_price": 2.1, "last_held": False}])
+    assert not may_cite(offers, trusted)
+    assert may_cite(offers, None)                                    # first seen
+    assert may_cite(offers, trusted.assign(trusted_price=None))      # seen, never trusted
+    assert not may_cite(offers.assign(gpu_model=None), None)         # an unknown GPU is never compared

@@ -173,7 +173,8 @@ def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed
         newest = con.execute(query_sql("run_is_newest"), [observed_at]).fetchall()[0][0]
     previous = con.execute(query_sql("previous_readings_current") if newest else query_sql("previous_readings"),
                            [sorted(set(offers["provider"]))] if newest else [observed_at]).df()
-    cited = con.execute(query_sql("cited_prices"), [observed_at]).df()
+    # The cited prices matter only for an offer never trusted before (most nights: none).
+    cited = con.execute(query_sql("cited_prices"), [observed_at]).df() if quality.may_cite(offers, previous) else None
     return quality.screen(offers, previous, cited)
 
 
