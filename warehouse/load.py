@@ -223,14 +223,22 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
 
 def _refuse_duplicates(offers: pd.DataFrame) -> None:
     """The uniqueness of (run_id, provider, offer_key), enforced at load (offers has no key):
-    one set of the keys (no statement, no sort); only a batch that repeats one pays for the
-    message naming them."""
+    one set of the keys (no statement, no sort; for a backfill's many rows, of their 64-bit hashes:
+    distinct hashes are distinct keys); only a batch that may repeat one pays for the exact check
+    and the message naming them."""
     if not len(offers):
         return
-    keys = list(zip(offers["run_id"].tolist(), offers["provider"].tolist(), offers["offer_key"].tolist()))
-    if len(set(keys)) == len(keys):
+    key = ["run_id", "provider", "offer_key"]
+    if len(offers) > 20_000:
+        if not pd.util.hash_pandas_object(offers[key], index=False).duplicated().any():
+            return
+    else:
+        keys = list(zip(offers["run_id"].tolist(), offers["provider"].tolist(), offers["offer_key"].tolist()))
+        if len(set(keys)) == len(keys):
+            return
+    if not offers.duplicated(key).any():   # a hash collision, no repeated key
         return
-    duplicated = offers.duplicated(["run_id", "provider", "offer_key"], keep=False)
+    duplicated = offers.duplicated(key, keep=False)
     named = sorted({f"{p} {k!r}" for p, k in offers.loc[duplicated, ["provider", "offer_key"]].itertuples(index=False)})
     run_id = offers.loc[duplicated, "run_id"].iloc[0]
     raise ValueError(f"run {run_id}: offer stored twice in one run: " + "; ".join(named[:3])
