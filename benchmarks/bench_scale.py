@@ -385,6 +385,10 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
             con.execute("COMMIT")
             base = (time.perf_counter() - t) / len(sample)
         con.close()
+        warm = db.connect(work / "warm.duckdb")   # the first load of a process reads the spider classes
+        db.migrate(warm)                          # and the catalog (~1 s): not the backfill's cost
+        db.load_runs(warm, runs[:3])
+        warm.close()
         con = db.connect(work / "backfill.duckdb")
         db.migrate(con)
         t = time.perf_counter()
