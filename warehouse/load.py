@@ -22,7 +22,7 @@ import pandas as pd
 from pricewatch.catalog import load_catalog
 from warehouse import marts, spells
 from warehouse.migrate import ensure_migrated
-from warehouse.sql_files import query_sql  # noqa: F401 (re-exported)
+from warehouse.sql_files import query_sql, run_statements  # noqa: F401 (query_sql re-exported)
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 SMALL_ROWS = 64   # frames up to this many rows are inserted as one VALUES statement (no DataFrame scan)
@@ -292,8 +292,23 @@ def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame
         offers = screen_offers(con, offers, run["observed_at"], preflight["newest"])
     insert_rows(con, "runs", [run], RUN_COLUMNS)
     insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
-    insert_frame(con, "offers", offers, OFFER_COLUMNS)
+    _stage_offers(con, offers)
     if facts is not None:
         insert_frame(con, "source_facts", facts, FACT_COLUMNS)
-    spells.advance(con, run["run_id"], provider_runs, offers, newest=preflight["newest"])
+    spells.advance(con, run["run_id"], provider_runs, newest=preflight["newest"])
     return True
+
+
+def _stage_offers(con, offers: pd.DataFrame) -> None:
+    """A run's offers into the temp table spell_incoming_offers (offers' types, the frame scanned
+    once) and from there into offers (warehouse/sql/load_offers.sql): the spell and latest-offer
+    steps then read the temp table."""
+    frame = offers[OFFER_COLUMNS] if len(offers) else pd.DataFrame(columns=OFFER_COLUMNS)
+    con.register("incoming_frame", frame)
+    try:
+        run_statements(con, "load_offers")
+    finally:
+        try:
+            con.unregister("incoming_frame")
+        except duckdb.Error:   # in an aborted transaction: the statement's own error is the one to see
+            pass

@@ -9,10 +9,10 @@ A run advances the spells of each provider whose successful provider run is the 
 theirs: each trusted reading extends its offer's current spell, or ends it and opens a new one
 (another price: 'changed'; back after an absence: 'reappeared'; new offer: 'first seen'), and an
 offer missing from the run ends its spell. Set-based, a few statements per run whatever the
-history: the run's offers are read once from offers into a temp table (by the run's observed_at
-zone map), the moves computed in one join with the providers' latest spells, applied in one
-UPDATE and one INSERT (warehouse/sql/spells_advance_*.sql, spells_step_6_open.sql), and the
-latest offers replaced (current_step_*.sql). A provider whose run arrives out of snapshot order
+history: the run's offers, staged by the load in a temp table (spell_incoming_offers), are
+joined once with the providers' latest spells into moves, applied by two UPDATEs and one INSERT
+(warehouse/sql/spells_advance_*.sql, spells_step_6_open.sql), and the latest offers replaced
+(current_step_*.sql). A provider whose run arrives out of snapshot order
 (an older archive replayed late) has its spells rebuilt from the raw observations
 (warehouse/sql/spells_rebuild.sql), which stay in offers as evidence.
 """
@@ -42,11 +42,10 @@ def rebuild(con: duckdb.DuckDBPyConnection, providers: list[str] | None = None) 
 
 
 def advance(con: duckdb.DuckDBPyConnection, run_id: str, provider_runs: pd.DataFrame,
-            offers: pd.DataFrame, offer_columns: list[str] | None = None,
             newest: bool = False) -> dict[str, list[str]]:
     """Brings the spells and latest offers up to date with a run just inserted (same
-    transaction). provider_runs: its provider runs; offers: the run's offers as loaded (only
-    their observed_at range is read here: the rows themselves are read back from offers).
+    transaction). The run's offers as loaded are in the temp table spell_incoming_offers (the
+    load staged them there: warehouse/sql/load_offers.sql); provider_runs: its provider runs.
     newest: the run is later than every successful provider run stored before it (the load
     checked it), so no provider of it is out of order. Returns the providers advanced and those
     rebuilt."""
@@ -65,12 +64,6 @@ def advance(con: duckdb.DuckDBPyConnection, run_id: str, provider_runs: pd.DataF
     con.execute("CREATE OR REPLACE TEMP TABLE spell_run_providers AS "
                 "SELECT unnest(?::VARCHAR[]) AS provider, unnest(?::TIMESTAMPTZ[]) AS observed_at",
                 [providers, [_python_time(t) for t in ok["observed_at"]]])
-    if len(offers):
-        times = pd.to_datetime(offers["observed_at"], utc=True)
-        span = [_python_time(times.min()), _python_time(times.max())]
-    else:
-        span = [None, None]
-    con.execute(query_sql("load_incoming"), [run_id] + span)
     for step in STEPS + CURRENT_STEPS:
         run_statements(con, step)
     return {"advanced": sorted(providers), "rebuilt": sorted(late)}

@@ -1,6 +1,6 @@
 -- spells_advance_1_moves: what the run does to the latest spell of each offer of the providers
 -- whose ok provider run is the newest of theirs (spell_run_providers: provider, observed_at of
--- its ok provider run; spell_incoming_offers: their offers as loaded, held ones included),
+-- its ok provider run; spell_incoming_offers: the run's offers as loaded, held ones included),
 -- one row per move:
 --   absent      the offer is missing from the run (not even as a held reading): its current
 --               spell ends at the run's time
