@@ -226,12 +226,17 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
         shutil.copyfile(path, dest)
         path.unlink()
         return {"size": n_rows, "kept": str(dest), "past_run": past, "last_run": last}
-    views = [v for (v,) in con.execute("""SELECT view_name FROM duckdb_views() WHERE NOT internal
-                                          AND database_name = current_database() AND schema_name = 'main'
-                                          ORDER BY 1""").fetchall()]
-    for v in views:
-        rows = materialise(con, v)
-        out["times"][f"view {v} ({rows:,} rows)"] = timed(lambda: materialise(con, v), repeat)
+    from benchmarks.scale_marts import bench_marts     # every view and mart, the marts against
+    marts = bench_marts(con, repeat)                    # their landed definitions (041-045)
+    for v, secs in marts.items():
+        if v.startswith("baseline_"):
+            out["baselines"][f"view {v.removeprefix('baseline_')}"] = secs * 1000
+        elif v in ("claim_evaluations", "price_spells"):
+            out["floors"] = {**out.get("floors", {}), v: secs * 1000}
+        elif v.startswith("marts.refresh"):
+            out["times"][v + " (what a load pays)"] = secs * 1000
+        else:
+            out["times"][f"view {v}"] = secs * 1000
     oracle_views(con)
     old_repeat = repeat if n_rows <= 2_000_000 else 1
     for v in ("offer_price_history", "price_changes"):
@@ -243,27 +248,15 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
     out["baselines"]["one offer's offer_price_history"] = timed(
         lambda: con.execute(one.format("oracle_offer_price_history"), list(key)).fetchall(), old_repeat)
 
-    def rolled_back(fn):
-        def run():
-            con.execute("BEGIN")
-            try:
-                fn()
-            finally:
-                con.execute("ROLLBACK")
-        return run
-    out["times"]["evaluate every claim as of a past run (evaluate_claims)"] = timed(
-        lambda: evaluate_claims(con, past), 1)
-    con.execute("DELETE FROM claim_inputs WHERE run_id = ?", [past])
-    con.execute("DELETE FROM claim_evaluations WHERE run_id = ?", [past])
-    from pricewatch.claims.snapshot import Snapshot
-    out["times"]["Snapshot of a past run (what the claims read)"] = timed(lambda: Snapshot(con, past), repeat)
-    out["times"]["derive_alerts for the latest run"] = timed(
-        rolled_back(lambda: derive_alerts(con, last, AlertConfig())), repeat)
-    out["times"]["SELECT * FROM latest_claim_status"] = timed(
-        lambda: con.execute("SELECT * FROM latest_claim_status").fetchall(), repeat)
-    out["nightly"] = bench_nightly(con, repeat)
+    from benchmarks.scale_claims import bench_claims
+    claims = bench_claims(con, past, last, max(repeat, 5))
+    for what, t in claims["times"].items():
+        out["times"][what] = t["ms"]
+        out["first_call_ms"] = {**out.get("first_call_ms", {}), what: t["first_ms"]}
     con.execute("CHECKPOINT")
     con.close()
+    from benchmarks.scale_load import bench_nightly_load      # its own connection, on this file
+    out["nightly"] = bench_nightly_load(path, max(repeat, 7))
     out["file_mb"] = path.stat().st_size / 1e6
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["pk"] = pk_cost(path)
@@ -457,8 +450,18 @@ def report(results: list[dict], backfill: dict) -> None:
             cells.append("-" if match is None else f"{match:.0f} ms" + (f" (old {base:.0f} ms, {base / match:.0f}x)" if base else ""))
         growth = f"{vals[-1] / vals[0]:.1f}x" if vals[0] and vals[-1] else "-"
         print(f"| {k if len(results) == 1 else label} | " + " | ".join(cells) + f" | {growth} |")
-    for what, key in (("one nightly run loaded (ms)", "load_ms"), ("  raw INSERT of its offers (ms)", "raw_ms")):
-        print(f"| {what} | " + " | ".join(f"{r['nightly'][key]:.0f}" for r in results) + " | |")
+    for what, key in (("one nightly run loaded (ms)", "load_ms"), ("  its CPU time (ms)", "load_cpu_ms"),
+                      ("  raw INSERT + COMMIT of its offers (ms)", "raw_ms"),
+                      ("  the CHECKPOINT after it, as its process closes the warehouse (ms)", "checkpoint_ms")):
+        print(f"| {what} | " + " | ".join(f"{r['nightly'].get(key) or 0:.0f}" for r in results) + " | |")
+    print("| statements of one nightly load | " + " | ".join(
+        f"{r['nightly'].get('profile', {}).get('statements', '-')}" for r in results) + " | |")
+    for table in ("claim_evaluations", "price_spells"):
+        print(f"| floor: `{table}` copied whole (no view of it can be cheaper) | " + " | ".join(
+            f"{r.get('floors', {}).get(table, 0):.0f} ms" for r in results) + " | |")
+    for what in results[-1].get("first_call_ms", {}):
+        print(f"| {what}, the first call of a process | " + " | ".join(
+            f"{r.get('first_call_ms', {}).get(what, 0):.0f} ms" for r in results) + " | |")
     print("| spells backfill, set-based (migration 025) | " + " | ".join(f"{r['spells_backfill_s']:.1f} s" for r in results) + " | |")
     print("| generate the history in SQL | " + " | ".join(f"{r['generate_s']:.1f} s ({r['runs']} runs)" for r in results) + " | |")
     print("| claim evaluations stored | " + " | ".join(f"{r['claim_evaluations']:,}" for r in results) + " | |")
