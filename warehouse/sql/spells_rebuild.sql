@@ -7,39 +7,50 @@
 --   * an ok run of the provider without the offer (not even held) ends its spell, and the
 --     offer's return starts a new one ('reappeared'), even at the same price;
 --   * a different price or price text starts a new spell ('changed').
--- Migration 025 holds the same text (for every provider) to backfill existing warehouses.
+-- Migration 025 backfilled existing warehouses with an earlier text of the same rules (three
+-- window sorts over every reading, all its columns carried). This one sorts the trusted
+-- readings twice, over narrow columns only (keys, ok_seq, the price, the reading's rowid in
+-- offers), and reads each spell's other columns once, from its first and last reading by rowid:
+--   * an absence is an ok_seq gap between two trusted readings not filled by held readings:
+--     the held readings (few) are grouped into runs of consecutive ok_seq (held_runs), and a
+--     trusted reading after prev_seq is back from an absence when it comes later than the run
+--     of held readings starting at prev_seq + 1 (or right after prev_seq when there is none);
+--   * likewise a spell's readings end (absent_at) at the ok run after its last reading and the
+--     run of held readings right after it.
 WITH ok_runs AS (
     SELECT provider, run_id, observed_at,
            row_number() OVER (PARTITION BY provider ORDER BY observed_at, run_id) AS ok_seq
     FROM provider_runs
     WHERE status = 'ok' AND ($1::VARCHAR[] IS NULL OR list_contains($1::VARCHAR[], provider))
 ),
-present AS (
-    SELECT o.provider, o.offer_key, o.gpu_model, o.gpu_count, o.billing, o.tier, o.price_per_hour,
-           o.price_per_gpu_hour, o.price_text, o.observed_at, o.run_id, o.held_reason, r.ok_seq,
-           o.currency, o.self_service, o.is_aggregator,
-           sum(CASE WHEN o.held_reason IS NULL THEN 0 ELSE 1 END)
-               OVER (PARTITION BY o.provider, o.offer_key ORDER BY r.ok_seq ROWS UNBOUNDED PRECEDING) AS held_cum,
-           r.ok_seq - row_number() OVER (PARTITION BY o.provider, o.offer_key ORDER BY r.ok_seq) AS island
-    FROM offers o JOIN ok_runs r USING (run_id, provider)
+held_runs AS (   -- each offer's runs of consecutive ok runs in which the gate held its reading
+    SELECT provider, offer_key, min(ok_seq) AS first_seq, max(ok_seq) AS last_seq
+    FROM (SELECT o.provider, o.offer_key, r.ok_seq,
+                 r.ok_seq - row_number() OVER (PARTITION BY o.provider, o.offer_key ORDER BY r.ok_seq) AS island
+          FROM offers o JOIN ok_runs r USING (run_id, provider)
+          WHERE o.held_reason IS NOT NULL)
+    GROUP BY provider, offer_key, island
 ),
-islands AS (   -- runs of consecutive ok runs in which the offer was present (held or not)
-    SELECT provider, offer_key, island, max(ok_seq) AS island_end
-    FROM present GROUP BY ALL
+trusted AS (     -- the one sort of every trusted reading: its previous trusted reading's ok_seq and price
+    SELECT o.provider, o.offer_key, r.ok_seq, o.observed_at, o.rowid AS rid,
+           lag(r.ok_seq) OVER w AS prev_seq,
+           lag(o.price_per_hour) OVER w IS DISTINCT FROM o.price_per_hour
+               OR lag(o.price_text) OVER w IS DISTINCT FROM o.price_text AS new_price
+    FROM offers o JOIN ok_runs r USING (run_id, provider)
+    WHERE o.held_reason IS NULL
+    WINDOW w AS (PARTITION BY o.provider, o.offer_key ORDER BY r.ok_seq)
 ),
 marked AS (
-    SELECT *,
+    SELECT t.provider, t.offer_key, t.ok_seq, t.observed_at, t.rid,
         CASE
-            WHEN lag(ok_seq) OVER w IS NULL THEN 'first seen'
-            WHEN ok_seq - lag(ok_seq) OVER w - 1 - (held_cum - lag(held_cum) OVER w) > 0 THEN 'reappeared'
-            WHEN lag(price_per_hour) OVER w IS DISTINCT FROM price_per_hour
-              OR lag(price_text) OVER w IS DISTINCT FROM price_text THEN 'changed'
+            WHEN t.prev_seq IS NULL THEN 'first seen'
+            WHEN t.ok_seq > coalesce(h.last_seq, t.prev_seq) + 1 THEN 'reappeared'
+            WHEN t.new_price THEN 'changed'
         END AS event
-    FROM present
-    WHERE held_reason IS NULL
-    WINDOW w AS (PARTITION BY provider, offer_key ORDER BY ok_seq)
+    FROM trusted t
+    LEFT JOIN held_runs h ON h.provider = t.provider AND h.offer_key = t.offer_key AND h.first_seq = t.prev_seq + 1
 ),
-numbered AS (
+numbered AS (    -- the second sort: each trusted reading's spell (events so far)
     SELECT *, sum(CASE WHEN event IS NULL THEN 0 ELSE 1 END)
                   OVER (PARTITION BY provider, offer_key ORDER BY ok_seq ROWS UNBOUNDED PRECEDING) AS spell_no
     FROM marked
@@ -47,23 +58,12 @@ numbered AS (
 collapsed AS (
     SELECT provider, offer_key, spell_no,
         arg_min(event, ok_seq) AS started_by,
-        arg_max(gpu_model, ok_seq) AS gpu_model,
-        arg_max(gpu_count, ok_seq) AS gpu_count,
-        arg_max(billing, ok_seq) AS billing,
-        arg_max(tier, ok_seq) AS tier,
-        arg_min(price_per_hour, ok_seq) AS price_per_hour,
-        arg_min(price_per_gpu_hour, ok_seq) AS price_per_gpu_hour,
-        arg_min(price_text, ok_seq) AS price_text,
+        arg_min(rid, ok_seq) AS first_rid,
+        arg_max(rid, ok_seq) AS last_rid,
         min(observed_at) AS valid_from,
         max(observed_at) AS last_seen_at,
         max(ok_seq) AS last_ok_seq,
-        arg_max(island, ok_seq) AS last_island,
-        count(*) AS observations,
-        arg_min(run_id, ok_seq) AS first_run_id,
-        arg_max(run_id, ok_seq) AS last_run_id,
-        arg_min(currency, ok_seq) AS currency,            -- the first reading's (migration 050)
-        arg_min(self_service, ok_seq) AS self_service,
-        arg_min(is_aggregator, ok_seq) AS is_aggregator
+        count(*) AS observations
     FROM numbered
     GROUP BY provider, offer_key, spell_no
 ),
@@ -71,17 +71,23 @@ ended AS (
     SELECT c.*,
         lead(c.started_by) OVER s AS next_started_by,
         lead(c.valid_from) OVER s AS next_valid_from,
-        -- the first ok run after the spell's last reading without the offer (held readings in
-        -- between are presence): the ok run right after that reading's presence island
         r.observed_at AS absent_at
     FROM collapsed c
-    JOIN islands i ON i.provider = c.provider AND i.offer_key = c.offer_key AND i.island = c.last_island
-    LEFT JOIN ok_runs r ON r.provider = c.provider AND r.ok_seq = i.island_end + 1
+    LEFT JOIN held_runs h ON h.provider = c.provider AND h.offer_key = c.offer_key AND h.first_seq = c.last_ok_seq + 1
+    LEFT JOIN ok_runs r ON r.provider = c.provider AND r.ok_seq = coalesce(h.last_seq, c.last_ok_seq) + 1
     WINDOW s AS (PARTITION BY c.provider, c.offer_key ORDER BY c.spell_no)
 ),
 closed AS (
     SELECT *, CASE WHEN next_started_by = 'changed' THEN next_valid_from ELSE absent_at END AS valid_to
     FROM ended
+),
+attributed AS (  -- the first reading's price and comparability, the last reading's attributes
+    SELECT c.*, f.price_per_hour, f.price_per_gpu_hour, f.price_text, f.run_id AS first_run_id,
+           f.currency, f.self_service, f.is_aggregator,
+           l.gpu_model, l.gpu_count, l.billing, l.tier, l.run_id AS last_run_id
+    FROM closed c
+    JOIN offers f ON f.rowid = c.first_rid
+    JOIN offers l ON l.rowid = c.last_rid
 )
 SELECT provider, offer_key, spell_no, started_by, gpu_model, gpu_count, billing, tier,
     price_per_hour, price_per_gpu_hour, price_text, valid_from, valid_to, last_seen_at, observations,
@@ -91,5 +97,5 @@ SELECT provider, offer_key, spell_no, started_by, gpu_model, gpu_count, billing,
     lag(last_seen_at) OVER s AS prev_last_seen_at,
     lag(valid_to) OVER s AS prev_valid_to,
     currency, self_service, is_aggregator
-FROM closed
+FROM attributed
 WINDOW s AS (PARTITION BY provider, offer_key ORDER BY spell_no)
