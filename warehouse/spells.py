@@ -10,7 +10,8 @@ theirs: each trusted reading extends its offer's current spell, or ends it and o
 (another price: 'changed'; back after an absence: 'reappeared'; new offer: 'first seen'), and an
 offer missing from the run ends its spell. Set-based, a few statements per run whatever the
 history: the run's offers, staged by the load in a temp table (spell_incoming_offers), are
-joined once with the providers' latest spells into moves, applied by two UPDATEs and one INSERT
+joined once with the providers' latest spells into moves, applied by two UPDATEs (each finds its
+spells by the row ids the moves read, and runs only when it has rows to touch) and one INSERT
 (warehouse/sql/spells_advance_*.sql, spells_step_6_open.sql), and the latest offers replaced
 (current_step_*.sql). A provider whose run arrives out of snapshot order
 (an older archive replayed late) has its spells rebuilt from the raw observations
@@ -24,7 +25,10 @@ import pandas as pd
 
 from warehouse.sql_files import query_sql, run_statements
 
-STEPS = ("spells_advance_1_moves", "spells_advance_2_update", "spells_step_6_open")
+# The steps after the moves, each with the count of spells_advance_counts.sql it applies; an
+# UPDATE must touch exactly that many spells (it finds them by row id).
+MOVE_STEPS = (("spells_advance_2_extend", "extends", True), ("spells_advance_3_close", "closes", True),
+              ("spells_step_6_open", "opens", False))
 CURRENT_STEPS = ("current_step_1_trusted", "current_step_2_replace")
 
 
@@ -64,7 +68,16 @@ def advance(con: duckdb.DuckDBPyConnection, run_id: str, provider_runs: pd.DataF
     con.execute("CREATE OR REPLACE TEMP TABLE spell_run_providers AS "
                 "SELECT unnest(?::VARCHAR[]) AS provider, unnest(?::TIMESTAMPTZ[]) AS observed_at",
                 [providers, [_python_time(t) for t in ok["observed_at"]]])
-    for step in STEPS + CURRENT_STEPS:
+    run_statements(con, "spells_advance_1_moves")
+    counts = dict(zip(("extends", "closes", "opens"), con.execute(query_sql("spells_advance_counts")).fetchall()[0]))
+    for step, count, checked in MOVE_STEPS:
+        if not counts[count]:
+            continue
+        done = con.execute(query_sql(step)).fetchall()[0][0]
+        if checked and done != counts[count]:
+            raise RuntimeError(f"{step} updated {done} spells, not the {counts[count]} of the run's moves "
+                               "(a spell's row id changed inside the load's transaction)")
+    for step in CURRENT_STEPS:
         run_statements(con, step)
     return {"advanced": sorted(providers), "rebuilt": sorted(late)}
 

@@ -9,10 +9,13 @@
 --   reappeared  the latest spell was ended by an absence: a new one starts, even at the same price
 --   first seen  no spell yet
 -- A held reading is presence, not a price: it moves nothing. The reading's columns a spell keeps
--- come along (spells_step_6_open.sql reads the rest from spell_incoming_offers).
+-- come along (spells_step_6_open.sql reads the rest from spell_incoming_offers), and so do the
+-- latest spell's row id (cur_row: the UPDATEs of spells_advance_2/3 find their rows by it, in the
+-- same transaction, without a join over every spell's keys) and its model, count, billing, tier.
 CREATE OR REPLACE TEMP TABLE spell_moves AS
 WITH latest AS (
-    SELECT s.provider, s.offer_key, s.spell_no, s.price_per_hour, s.price_text, s.last_seen_at, s.valid_to
+    SELECT s.rowid AS row_id, s.provider, s.offer_key, s.spell_no, s.price_per_hour, s.price_text, s.last_seen_at,
+           s.valid_to, s.gpu_model, s.gpu_count, s.billing, s.tier
     FROM price_spells s SEMI JOIN spell_run_providers p USING (provider)
     WHERE s.is_latest
 )
@@ -21,7 +24,8 @@ SELECT coalesce(r.provider, l.provider) AS provider, coalesce(r.offer_key, l.off
        r.observed_at, r.run_id, r.currency, r.self_service, r.is_aggregator,
        p.observed_at AS run_observed_at,
        l.spell_no AS cur_spell_no, l.price_per_hour AS cur_price_per_hour, l.price_text AS cur_price_text,
-       l.last_seen_at AS cur_last_seen_at, l.valid_to AS cur_valid_to,
+       l.last_seen_at AS cur_last_seen_at, l.valid_to AS cur_valid_to, l.row_id AS cur_row,
+       l.gpu_model AS cur_gpu_model, l.gpu_count AS cur_gpu_count, l.billing AS cur_billing, l.tier AS cur_tier,
        CASE WHEN r.offer_key IS NULL THEN 'absent'
             WHEN l.spell_no IS NULL THEN 'first seen'
             WHEN l.valid_to IS NOT NULL THEN 'reappeared'
