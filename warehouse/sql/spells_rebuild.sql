@@ -80,10 +80,12 @@ starts AS (      -- the readings that start a spell, and the number of the spell
 unordered AS (   -- offers with a reading observed before the one preceding it (not in a run's own order)
     SELECT DISTINCT oid FROM trusted WHERE earlier_than_prev
 ),
+unordered_readings AS MATERIALIZED (   -- their readings (most nights: none), apart, before the range join
+    SELECT oid, trn, observed_at FROM marked SEMI JOIN unordered USING (oid)
+),
 unordered_times AS (
     SELECT s.oid, s.spell_no, min(m.observed_at) AS valid_from, max(m.observed_at) AS last_seen_at
-    FROM starts s JOIN marked m ON m.oid = s.oid AND m.trn BETWEEN s.trn AND s.end_trn
-    WHERE s.oid IN (SELECT oid FROM unordered)
+    FROM starts s JOIN unordered_readings m ON m.oid = s.oid AND m.trn BETWEEN s.trn AND s.end_trn
     GROUP BY ALL
 ),
 collapsed AS (   -- one row per spell
