@@ -7,6 +7,8 @@ each millisecond goes, and a backfill against a raw INSERT of the same rows.
     .venv/bin/python benchmarks/scale_load.py nightly WAREHOUSE --against /path/to/old/checkout --rounds 5
     # a backfill (load_runs, one transaction) vs a raw INSERT of the same rows
     .venv/bin/python benchmarks/scale_load.py backfill [--runs 200] [--repeat 3]
+    # what a nightly run's process pays: open the warehouse, load one run, close it (checkpoint)
+    .venv/bin/python benchmarks/scale_load.py process /work/bench/scale-10000000.duckdb [--repeat 9]
     # validating one nightly run's offers: one by one vs the whole batch in one pydantic call
     .venv/bin/python benchmarks/scale_load.py validation /work/bench/scale-1000000.duckdb
 
@@ -139,6 +141,40 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     return out
 
 
+def bench_nightly_process(path, repeat: int = 9) -> dict:
+    """What a nightly run's own process pays for its load, as pricewatch runs it: open the
+    warehouse, load the run, close it (DuckDB checkpoints on close), `repeat` times in a row on the
+    warehouse at `path` (it is changed: pass a copy). The first load is reported apart: on a
+    prebuilt warehouse it may move its providers' latest spells together (spells.py
+    RELOCATE_ROW_GROUPS), once. Returns milliseconds."""
+    from warehouse import db
+    sys.path.insert(0, str(HERE))
+    from bench_scale import nightly_frames
+    con = _connect(path)
+    db.migrate(con)
+    frames = [nightly_frames(con, 500 + i) for i in range(1)]
+    con.close()
+    opened, loaded, closed, total = [], [], [], []
+    for i in range(repeat + 1):
+        t0 = time.perf_counter()
+        con = _connect(path)
+        t1 = time.perf_counter()
+        run, pr, offers = frames[0] if i == 0 else nightly_frames(con, 500 + i)
+        t2 = time.perf_counter()
+        db.load_run(con, run, pr, offers)
+        t3 = time.perf_counter()
+        con.close()
+        t4 = time.perf_counter()
+        opened.append((t1 - t0) * 1000)
+        loaded.append((t3 - t2) * 1000)
+        closed.append((t4 - t3) * 1000)
+        total.append((t4 - t3 + t3 - t2 + t1 - t0) * 1000)
+    return {"first": {"open_ms": round(opened[0], 1), "load_ms": round(loaded[0], 1), "close_ms": round(closed[0], 1)},
+            "open_ms": statistics.median(opened[1:]), "load_ms": statistics.median(loaded[1:]),
+            "close_ms": statistics.median(closed[1:]), "total_ms": statistics.median(total[1:]),
+            "total_all_ms": [round(x, 1) for x in total[1:]]}
+
+
 def bench_validation(path, repeat: int = 30) -> dict:
     """What validating one nightly run's offers costs (collect.judge_crawl: every item an
     OfferRecord), one by one as the crawl judge does, against the whole batch in one pydantic
@@ -229,6 +265,9 @@ def main() -> None:
     n.add_argument("--rounds", type=int, default=1, help="processes per checkout, interleaved")
     n.add_argument("--against", type=Path, help="another checkout (the baseline) measured in the same run")
     n.add_argument("--no-checkpoint", action="store_true", help="no CHECKPOINT between loads (the WAL piles up)")
+    pp = sub.add_parser("process", help="open, load one nightly run, close: what a run's process pays")
+    pp.add_argument("warehouse", type=Path)
+    pp.add_argument("--repeat", type=int, default=9)
     v = sub.add_parser("validation")
     v.add_argument("warehouse", type=Path)
     v.add_argument("--repeat", type=int, default=30)
@@ -237,6 +276,16 @@ def main() -> None:
     b.add_argument("--repeat", type=int, default=3)
     b.add_argument("--template", type=Path, help="a template pickle of bench_scale.py (else built: slow)")
     args = ap.parse_args()
+    if args.what == "process":
+        work = Path(tempfile.mkdtemp(prefix="scale-load-"))
+        copy = work / "copy.duckdb"
+        shutil.copyfile(args.warehouse, copy)
+        os.chmod(copy, 0o644)
+        try:
+            print(json.dumps(bench_nightly_process(copy, args.repeat)))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     if args.what == "validation":
         print(json.dumps(bench_validation(args.warehouse, args.repeat), indent=1))
         return
