@@ -245,6 +245,23 @@ def _refuse_duplicates(offers: pd.DataFrame) -> None:
                      + (f" and {len(named) - 3} more" if len(named) > 3 else ""))
 
 
+def _refuse_duplicates_by_run(runs: list[tuple], offers: pd.DataFrame) -> None:
+    """_refuse_duplicates for a backfill's batch (offers: its runs' offers concatenated). When
+    each run's offers carry that run's own run_id (as built runs do; the batch's run ids are
+    distinct), a repeat can only be within one run: one set of its (provider, offer_key) per
+    run, exact (290k offers in 200 runs: ~45 ms, vs ~75 ms for the batch's hashes); a run that
+    repeats one is checked again by _refuse_duplicates for the message. Otherwise (a run's
+    frame holding another run's rows) the whole batch at once."""
+    for run, _, frame, _ in runs:
+        if frame is not None and len(frame) and not (frame["run_id"].to_numpy() == run["run_id"]).all():
+            _refuse_duplicates(offers)
+            return
+    for _, _, frame, _ in runs:
+        if frame is not None and len(frame) and \
+                len(set(zip(frame["provider"].tolist(), frame["offer_key"].tolist()))) != len(frame):
+            _refuse_duplicates(frame)
+
+
 def _store_bulk(con, runs: list[tuple]) -> list[str]:
     """Pre-screened runs: one INSERT per table for the whole batch, then one set-based rebuild of
     the derived state of the providers whose successful runs it adds."""
@@ -257,7 +274,7 @@ def _store_bulk(con, runs: list[tuple]) -> list[str]:
     frames = {name: [x for x in (item[i] for item in new) if x is not None and len(x)]
               for i, name in ((1, "provider_runs"), (2, "offers"), (3, "source_facts"))}
     offers = pd.concat(frames["offers"], ignore_index=True) if frames["offers"] else pd.DataFrame()
-    _refuse_duplicates(offers)
+    _refuse_duplicates_by_run(new, offers)
     insert_frame(con, "runs", pd.DataFrame([r for r, *_ in new]), RUN_COLUMNS)
     provider_runs = pd.concat(frames["provider_runs"], ignore_index=True) if frames["provider_runs"] else pd.DataFrame()
     insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
