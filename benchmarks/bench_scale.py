@@ -176,13 +176,6 @@ def oracle_views(con) -> None:
     con.execute(sql)
 
 
-def materialise(con, view: str) -> int:
-    con.execute(f"CREATE OR REPLACE TEMP TABLE bench_out AS SELECT * FROM {view}")
-    n = con.execute("SELECT count(*) FROM bench_out").fetchone()[0]
-    con.execute("DROP TABLE bench_out")
-    return n
-
-
 def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
     import pandas as pd
 
@@ -237,6 +230,7 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
             out["times"][v + " (what a load pays)"] = secs * 1000
         else:
             out["times"][f"view {v}"] = secs * 1000
+    from benchmarks.scale_marts import materialise
     oracle_views(con)
     old_repeat = repeat if n_rows <= 2_000_000 else 1
     for v in ("offer_price_history", "price_changes"):
@@ -284,28 +278,6 @@ def nightly_frames(con, n: int, providers: int = 5):
     run = {"run_id": run_id, "mode": "replay", "observed_at": at, "snapshot_date": at.date(), "started_at": at,
            "finished_at": at, "status": "ok", "replay_source": None, "flow_run_id": None, "summary": "bench"}
     return run, pr, offers[db.OFFER_COLUMNS[:-3] + ["price_raw"]]
-
-
-def bench_nightly(con, repeat: int) -> dict:
-    from warehouse import db
-    frames, loads = [], []
-    nightly_frames(con, 999)   # warm: the first load of a process reads the spider classes and the catalog
-    db.load_run(con, *nightly_frames(con, 999))
-    for i in range(max(repeat, 5)):
-        run, pr, offers = nightly_frames(con, i)
-        frames.append((run, pr, offers))
-        t = time.perf_counter()
-        db.load_run(con, run, pr, offers)
-        loads.append((time.perf_counter() - t) * 1000)
-    raw = []
-    for run, pr, offers in frames:
-        o = offers.assign(run_id=run["run_id"] + "-raw", held_reason=None, screen_note=None)[db.OFFER_COLUMNS]
-        t = time.perf_counter()
-        con.execute("BEGIN")
-        con.execute("INSERT INTO offers BY NAME SELECT * FROM o")
-        con.execute("COMMIT")
-        raw.append((time.perf_counter() - t) * 1000)
-    return {"offers": len(frames[0][2]), "load_ms": statistics.median(loads), "raw_ms": statistics.median(raw)}
 
 
 def pk_cost(path: Path) -> dict:
@@ -440,11 +412,9 @@ def main() -> None:
 
 
 def report(results: list[dict], backfill: dict) -> None:
-    sizes = [r["size"] for r in results]
     head = " | ".join(f"{r['offers'] / 1e6:.1f}M rows" for r in results)
     print(f"| what | {head} | growth |\n|---|" + "---|" * len(results) + "---|")
-    first, lastr = results[0], results[-1]
-    keys = list(lastr["times"])
+    keys = list(results[-1]["times"])
     def name(key: str) -> str:   # a view's row count differs per size: "view x (1,234 rows)" -> "view x"
         return key.split(" (")[0] if key.startswith("view ") else key
     for k in keys:
@@ -485,7 +455,6 @@ def report(results: list[dict], backfill: dict) -> None:
           f"({b['rows'] / b['backfill_s']:,.0f} offers/s) vs raw INSERT {b['raw_s']:.2f} s "
           f"({b['rows'] / b['raw_s']:,.0f} offers/s): {100 * b['raw_s'] / b['backfill_s']:.0f} % of raw; "
           f"row by row (executemany, extrapolated) {b['row_by_row_s']:.1f} s.")
-    _ = sizes
 
 
 if __name__ == "__main__":
