@@ -429,6 +429,8 @@ def report(results: list[dict], backfill: dict) -> None:
         print(f"| {k if len(results) == 1 else label} | " + " | ".join(cells) + f" | {growth} |")
     for what, key in (("one nightly run loaded (ms)", "load_ms"), ("  its CPU time (ms)", "load_cpu_ms"),
                       ("  raw INSERT + COMMIT of its offers (ms)", "raw_ms"),
+                      ("  floor: the same rows INSERTed from a DuckDB table (ms)", "floor_insert_ms"),
+                      ("  floor: their COMMIT (ms)", "floor_commit_ms"),
                       ("  the CHECKPOINT after it, as its process closes the warehouse (ms)", "checkpoint_ms")):
         print(f"| {what} | " + " | ".join(f"{r['nightly'].get(key) or 0:.0f}" for r in results) + " | |")
     print("| statements of one nightly load | " + " | ".join(

@@ -88,7 +88,8 @@ class StatementTimer:
 def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: bool = True) -> dict:
     """Loads `repeat` nightly runs (5 providers x 300 offers, after the history) one after another
     into the warehouse at `path` (it is changed: pass a copy), each timed, and a raw INSERT of
-    each run's offers (BEGIN, INSERT, COMMIT) interleaved with them; then one more load with
+    each run's offers (BEGIN, INSERT, COMMIT) interleaved with them, and the same rows appended from a
+    DuckDB temp table (the floor: no DataFrame scan, INSERT and COMMIT timed apart); then one more load with
     every statement timed. checkpoint: a CHECKPOINT (timed apart) after each load and after each
     raw insert, as a nightly run's own process does when it closes the warehouse; without it the
     loads pile up WAL and in-memory update versions until DuckDB's automatic checkpoint lands on
@@ -99,7 +100,7 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     con = _connect(path)
     db.migrate(con)
     db.load_run(con, *nightly_frames(con, 999))       # warm: the first load of a process reads the catalog
-    loads, raws, checkpoints, cpu = [], [], [], []   # cpu: the process's CPU time (all threads), less
+    loads, raws, floors, checkpoints, cpu = [], [], [], [], []   # cpu: the process's CPU time (all threads), less
                                                       # sensitive than wall time to other jobs on the cores
 
     def settle():
@@ -122,10 +123,21 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
         con.execute("COMMIT")
         raws.append((time.perf_counter() - t) * 1000)
         settle()
+        # the floor without the DataFrame scan: the same rows appended from a DuckDB table
+        con.execute("CREATE OR REPLACE TEMP TABLE bench_floor AS SELECT * REPLACE (run_id || '-floor' AS run_id) FROM raw")
+        t = time.perf_counter()
+        con.execute("BEGIN")
+        con.execute("INSERT INTO offers SELECT * FROM bench_floor")
+        t_insert = time.perf_counter()
+        con.execute("COMMIT")
+        floors.append(((t_insert - t) * 1000, (time.perf_counter() - t_insert) * 1000))
+        settle()
     out = {"offers": len(offers), "loads": len(loads), "checkpoint_between": checkpoint,
            "load_ms": statistics.median(loads), "load_mean_ms": statistics.fmean(loads),
            "load_all_ms": [round(x, 1) for x in loads], "load_cpu_ms": statistics.median(cpu),
            "raw_ms": statistics.median(raws),
+           "floor_insert_ms": statistics.median(f[0] for f in floors),
+           "floor_commit_ms": statistics.median(f[1] for f in floors),
            "checkpoint_ms": statistics.median(checkpoints) if checkpoints else None}
     if profile:
         timer = StatementTimer(con)
@@ -311,7 +323,9 @@ def main() -> None:
         print(f"{name}: one nightly run ({rs[0]['offers']} offers) median {statistics.median(loads):.1f} ms, "
               f"mean {statistics.fmean(loads):.1f} ms, CPU {statistics.median([r['load_cpu_ms'] for r in rs]):.1f} ms; "
               f"raw INSERT of its offers + COMMIT "
-              f"{statistics.median([r['raw_ms'] for r in rs]):.1f} ms"
+              f"{statistics.median([r['raw_ms'] for r in rs]):.1f} ms; the same rows from a DuckDB table "
+              f"(no DataFrame scan): INSERT {statistics.median([r['floor_insert_ms'] for r in rs]):.1f} ms "
+              f"+ COMMIT {statistics.median([r['floor_commit_ms'] for r in rs]):.1f} ms"
               + (f"; CHECKPOINT after each {statistics.median([r['checkpoint_ms'] for r in rs]):.1f} ms"
                  if rs[0].get("checkpoint_ms") is not None else "; no CHECKPOINT between loads"))
         prof = rs[-1]["profile"]

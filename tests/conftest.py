@@ -9,6 +9,8 @@ import hashlib
 import logging
 import os
 import pickle
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,17 +181,56 @@ def clean_env(env: dict) -> dict:
     return {k: v for k, v in env.items() if k not in ("PRICEWATCH_ALERT_URLS", "PRICEWATCH_CONFIG", "PRICEWATCH_DB")}
 
 
-@pytest.fixture(scope="session")
-def prefect_server(tmp_path_factory):
-    """A real Prefect server (SQLite, loopback, its own PREFECT_HOME), started once per session:
-    CLI runs, in-process flows and the deployment tests all use it instead of each starting
-    Prefect's temporary server. Stopped by process group at the end."""
-    home = tmp_path_factory.mktemp("prefect-home")
+# Under pytest-xdist the controller starts the run's one server (in the background, while the
+# workers start) and hands it to the workers in the environment they inherit: "api-url|home".
+SHARED_PREFECT = "PRICEWATCH_TEST_PREFECT_SERVER"
+
+
+def _start_prefect_server(home: Path):
     port = service.free_port()
     url = f"http://127.0.0.1:{port}/api"
     env = clean_env(service.prefect_env(url, home, ROOT))
     proc = service.start_group(service.prefect_cmd("server", "start", "--host", "127.0.0.1", "--port", str(port),
                                                    "--no-ui"), env, home / "server.log")
+    return url, env, proc
+
+
+def pytest_configure(config):
+    """The xdist controller of a run with workers starts the one Prefect server they share
+    (each worker starting its own cost ~15 s of a 2-core machine); stopped at unconfigure."""
+    if hasattr(config, "workerinput") or os.environ.get(SHARED_PREFECT) or config.option.collectonly:
+        return
+    if str(getattr(config.option, "numprocesses", None) or 0) in ("0", "None"):
+        return
+    home = Path(tempfile.mkdtemp(prefix="pricewatch-test-prefect-"))
+    url, _, proc = _start_prefect_server(home)
+    config._pricewatch_prefect = (proc, home)
+    os.environ[SHARED_PREFECT] = f"{url}|{home}"
+
+
+def pytest_unconfigure(config):
+    started = getattr(config, "_pricewatch_prefect", None)
+    if started:
+        proc, home = started
+        service.stop_group(proc)
+        os.environ.pop(SHARED_PREFECT, None)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def prefect_server(tmp_path_factory):
+    """A real Prefect server (SQLite, loopback, its own PREFECT_HOME), started once per run:
+    CLI runs, in-process flows and the deployment tests all use it instead of each starting
+    Prefect's temporary server. Under xdist, the one the controller started (pytest_configure);
+    else started here and stopped by process group at the end."""
+    shared = os.environ.get(SHARED_PREFECT)
+    if shared:
+        url, home = shared.split("|", 1)
+        started = service.wait_healthy(url, timeout_s=120)
+        yield PrefectServer(url, clean_env(service.prefect_env(url, Path(home), ROOT)), Path(home), started)
+        return
+    home = tmp_path_factory.mktemp("prefect-home")
+    url, env, proc = _start_prefect_server(home)
     try:
         started = service.wait_healthy(url, proc, timeout_s=120)
         yield PrefectServer(url, env, home, started)
