@@ -14,7 +14,7 @@ from pricewatch.alerts import deliver_alerts, derive_alerts, list_alerts, list_m
 from pricewatch.archive import write_exchanges
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.config import AlertConfig
-from tests.conftest import shipped, shipped_exchanges
+from tests.conftest import migrated_warehouse, shipped, shipped_exchanges
 from warehouse import db
 
 A100_PRICING_KEY = "a100xl_x1_prototyping"   # its key in the /v1/pricing answer
@@ -77,6 +77,8 @@ class Warehouse:
 
     def __init__(self, path: Path, crawl, config: AlertConfig = AlertConfig()):
         self.path, self.crawl, self.config = str(path), crawl, config
+        if not Path(path).exists():
+            migrated_warehouse(path)
         self.last: dict = {}
 
     def run(self, as_of: str, **warcs: Path) -> str:

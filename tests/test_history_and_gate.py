@@ -14,7 +14,7 @@ from pricewatch.alerts import derive_alerts
 from pricewatch.config import AlertConfig
 from spiders.base import Parsed
 from pricewatch.claims.evaluate import evaluate_claims
-from tests.conftest import shipped_exchanges
+from tests.conftest import migrated_warehouse, shipped_exchanges
 from tests.inprocess import run_parsed
 from warehouse import db
 
@@ -61,7 +61,7 @@ class Warehouse:
 
 @pytest.fixture
 def wh(tmp_path):
-    return Warehouse(tmp_path / "w.duckdb")
+    return Warehouse(migrated_warehouse(tmp_path / "w.duckdb"))
 
 
 def test_an_absence_ends_the_spell_and_the_return_is_a_reappearance_not_a_change(wh):

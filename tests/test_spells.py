@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from pricewatch import collect
-from tests.conftest import CAPTURES, shipped
+from tests.conftest import CAPTURES, migrated_warehouse, shipped
 from warehouse import db, spells
 
 ORACLE_FILE = Path(db.MIGRATIONS_DIR) / "015_view_offer_history_with_absences.sql"
@@ -94,7 +94,7 @@ def test_spells_of_the_shipped_captures_match_the_window_views(tmp_path, crawl):
     """Every shipped capture (one real subprocess replay each, cached for the session) in its
     dated run; then Massed Compute's real page again two nights later with one offer gone and
     one price changed, then as recorded (the offer reappears, the price goes back)."""
-    path = tmp_path / "w.duckdb"
+    path = migrated_warehouse(tmp_path / "w.duckdb")
     con = db.connect(path)
     db.migrate(con)
     known = collect.all_providers()
@@ -195,7 +195,7 @@ def synthetic_runs(n_runs: int, seed: int):
 
 @pytest.fixture(scope="module")
 def synthetic_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("spells") / "w.duckdb"
+    path = migrated_warehouse(tmp_path_factory.mktemp("spells") / "w.duckdb")
     con = db.connect(path)
     db.migrate(con)
     yield con
@@ -248,7 +248,7 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
     runs = synthetic_runs(16, seed=5)
     shuffled = runs[:]
     random.Random(3).shuffle(shuffled)
-    con = db.connect(tmp_path / "shuffled.duckdb")
+    con = db.connect(migrated_warehouse(tmp_path / "shuffled.duckdb"))
     db.migrate(con)
     for run, pr, offers, facts in shuffled:
         db.load_run(con, run, pr, offers, facts)
@@ -256,7 +256,7 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
     same_marts(con)   # the stored days invalidated by each late run and stored again
     spells_shuffled = con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall()
     con.close()
-    con = db.connect(tmp_path / "backfill.duckdb")
+    con = db.connect(migrated_warehouse(tmp_path / "backfill.duckdb"))
     db.migrate(con)
     assert db.load_runs(con, runs) == [r[0]["run_id"] for r in runs]
     same_history(con)
@@ -268,7 +268,7 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
 def test_an_offer_twice_in_one_run_is_refused_naming_it(tmp_path):
     run, pr, offers, _ = synthetic_runs(1, seed=2)[0]
     twice = pd.concat([offers, offers.head(1)], ignore_index=True)
-    con = db.connect(tmp_path / "w.duckdb")
+    con = db.connect(migrated_warehouse(tmp_path / "w.duckdb"))
     db.migrate(con)
     first = offers.iloc[0]
     with pytest.raises(ValueError, match=f"offer stored twice in one run: {first.provider} '{first.offer_key}'"):
@@ -282,7 +282,7 @@ def test_a_failed_backfill_stores_none_of_its_runs(tmp_path):
     bad_run, bad_pr, bad_offers, _ = runs[4]
     bad_offers = bad_offers.copy()
     bad_offers.loc[0, "price_per_hour"] = -1.0          # violates CHECK (price_per_hour > 0)
-    con = db.connect(tmp_path / "w.duckdb")
+    con = db.connect(migrated_warehouse(tmp_path / "w.duckdb"))
     db.migrate(con)
     with pytest.raises(Exception, match="(?i)constraint"):
         db.load_runs(con, runs[:4] + [(bad_run, bad_pr, bad_offers, None)])

@@ -12,7 +12,7 @@ from warcio.archiveiterator import ArchiveIterator
 from pricewatch import collect
 from pricewatch.archive import sha256_hex
 from spiders.base import Parsed
-from tests.conftest import shipped, shipped_exchanges
+from tests.conftest import migrated_warehouse, shipped, shipped_exchanges
 from tests.inprocess import run_parsed
 from warehouse import db
 
@@ -32,6 +32,8 @@ def seeds(tmp_path_factory) -> Path:
 
 def load(db_path: Path, replay: Path, crawl, as_of: str | None = None, providers=None) -> dict:
     """The nightly flow's steps, in order, for a replay."""
+    if not Path(db_path).exists():
+        migrated_warehouse(db_path)
     con = db.connect(db_path)
     db.migrate(con)
     history = db.recent_item_counts(con)
