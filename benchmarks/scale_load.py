@@ -127,7 +127,7 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
         con.execute("CREATE OR REPLACE TEMP TABLE bench_floor AS SELECT * REPLACE (run_id || '-floor' AS run_id) FROM raw")
         t = time.perf_counter()
         con.execute("BEGIN")
-        con.execute("INSERT INTO offers SELECT * FROM bench_floor")
+        con.execute("INSERT INTO offers BY NAME SELECT * FROM bench_floor")
         t_insert = time.perf_counter()
         con.execute("COMMIT")
         floors.append(((t_insert - t) * 1000, (time.perf_counter() - t_insert) * 1000))

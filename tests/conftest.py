@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import functools
 import hashlib
 import logging
 import os
@@ -61,28 +62,29 @@ def source_exchanges(date: str, provider: str) -> list[dict]:
     return load_exchanges(CAPTURES_SRC / date / provider)
 
 
-_MIGRATED_TEMPLATE: list[Path] = []
+@functools.lru_cache(maxsize=1)
+def _migrated_template() -> Path:
+    """A new warehouse the real migrate() made, once per process (removed at exit)."""
+    from warehouse import db
+    folder = Path(tempfile.mkdtemp(prefix="pricewatch-test-migrated-"))
+    atexit.register(shutil.rmtree, folder, True)
+    con = db.connect(folder / "migrated.duckdb")
+    try:
+        db.migrate(con)
+    finally:
+        con.close()   # checkpointed: the copy is the whole database, no WAL beside it
+    return folder / "migrated.duckdb"
 
 
 def migrated_warehouse(path) -> Path:
-    """A new warehouse at `path` exactly as the real migrate() leaves a new file: a copy of one
-    file this process migrated once (migrating a new file costs ~0.6 s; tests about migrating
-    migrate their own). Returns the path."""
-    from warehouse import db
-    if not _MIGRATED_TEMPLATE or not _MIGRATED_TEMPLATE[0].exists():
-        folder = Path(tempfile.mkdtemp(prefix="pricewatch-test-migrated-"))
-        atexit.register(shutil.rmtree, folder, True)
-        con = db.connect(folder / "migrated.duckdb")
-        try:
-            db.migrate(con)
-        finally:
-            con.close()   # checkpointed: the copy is the whole database, no WAL beside it
-        _MIGRATED_TEMPLATE[:] = [folder / "migrated.duckdb"]
+    """A new warehouse at `path` exactly as the real migrate() leaves a new file: a copy of
+    _migrated_template() (migrating a new file costs ~0.6 s; tests about migrating migrate their
+    own). Returns the path."""
     path = Path(path)
     if path.exists():
         raise FileExistsError(f"{path}: migrated_warehouse makes a new warehouse")
     path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(_MIGRATED_TEMPLATE[0], path)
+    shutil.copyfile(_migrated_template(), path)
     return path
 
 
