@@ -1,6 +1,9 @@
-"""Migrations: the numbered warehouse/migrations/*.sql, each applied once in its own transaction
-and recorded with the sha256 of its text; pending repair migrations first on a warehouse that
-already has some; a recorded text that no longer matches its file is a one-line warning."""
+"""Migrations: a new warehouse is built from the current state (warehouse/tables/tables.sql, the
+numbered migrations it embodies recorded as applied); a warehouse that has migrations gets each
+numbered warehouse/migrations/*.sql not yet recorded, each once in its own transaction and
+recorded with the sha256 of its text, pending repair migrations first; then the repeatable views,
+macros and comments (warehouse/repeatables.py) whose text changed. A recorded text that no longer
+matches its file is a one-line warning. See docs/schema.md."""
 
 from __future__ import annotations
 
@@ -10,6 +13,10 @@ import re
 from pathlib import Path
 
 import duckdb
+
+from warehouse import repeatables
+from warehouse.repeatables import apply_repeatables
+from warehouse.sql_files import read_sql, sql_files
 
 log = logging.getLogger("pricewatch.warehouse")
 
@@ -22,11 +29,12 @@ def _migrations_dir() -> Path:
 
 
 def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, text) of each numbered migration, in number order."""
     out = []
-    for f in sorted(_migrations_dir().glob("*.sql")):
-        m = re.match(r"^(\d+)_(.+)\.sql$", f.name)
+    for stem, sql in sql_files(_migrations_dir()).items():
+        m = re.match(r"^(\d+)_(.+)$", stem)
         if m:
-            out.append((int(m.group(1)), m.group(2), f.read_text()))
+            out.append((int(m.group(1)), m.group(2), sql))
     return sorted(out)
 
 
@@ -46,16 +54,74 @@ def _columns(con, table: str) -> set[str]:
     return {r[1] for r in con.execute(f"PRAGMA table_info('{table}')").fetchall()}
 
 
-def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
-    """Applies each migration not yet recorded in schema_migrations, each in its own transaction,
-    and returns their versions in the order applied.
+def tables_sql() -> tuple[str, int]:
+    """The current tables (warehouse/tables/tables.sql) and the last numbered migration they
+    embody (its `-- baseline: NNN` line)."""
+    sql = read_sql(repeatables.SCHEMA_DIR / "tables" / "tables.sql")
+    return sql, int(re.search(r"^-- baseline: (\d+)\s*$", sql, re.M).group(1))
 
-    Order: a new warehouse gets every migration in number order. On a warehouse that already
-    has migrations recorded, pending repair migrations (NNN_repair_*) run first: a landed
-    migration was edited after some warehouses had applied it, and the later ones assume the
-    edited shape. Each applied migration is recorded with the sha256 of its text (once the
-    column exists, migration 020); a recorded text that no longer matches its file is logged
-    as a warning (see changed_migrations), never an error: the warehouse is what it is."""
+
+def is_new(con: duckdb.DuckDBPyConnection) -> bool:
+    """An empty database: no table or view (but perhaps an empty schema_migrations)."""
+    objects = con.execute("""
+        SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary
+        UNION ALL
+        SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
+          AND NOT temporary""").fetchall()
+    if any(name != "schema_migrations" for (name,) in objects):
+        return False
+    return not objects or con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 0
+
+
+def build_new(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Builds a new warehouse from the current state in one transaction: tables.sql, then each
+    numbered migration up to its baseline recorded as applied (with the sha256 of its file, as
+    if it had run). Returns those versions. The views, macros and comments follow (repeatables)."""
+    sql, baseline = tables_sql()
+    done = [(v, n, s) for v, n, s in migrations() if v <= baseline]
+    con.execute("BEGIN")
+    try:
+        con.execute("DROP TABLE IF EXISTS schema_migrations")   # empty (is_new)
+        con.execute(sql)
+        for version, name, text in done:
+            con.execute("INSERT INTO schema_migrations (version, name, sha256) VALUES (?, ?, ?)",
+                        [version, name, migration_sha256(text)])
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return [v for v, _, _ in done]
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Brings the warehouse to the current schema and returns the versions of the numbered
+    migrations recorded by this call, in the order applied: on a new file, those the baseline
+    embodies (build_new), then any later ones; otherwise each pending one (apply_pending). Then
+    the repeatables: all of them when a numbered migration was recorded, else those whose text
+    changed (and the views and macros that read them)."""
+    applied = build_new(con) if is_new(con) else []
+    applied += apply_pending(con)
+    repeated = apply_repeatables(con, force=bool(applied))
+    if repeated and not applied:
+        log.info("warehouse %s: applied again %s", _db_file(con), ", ".join(repeated))
+    for line in changed_migrations(con):
+        log.warning(line)
+    where = _db_file(con)
+    if not where.startswith("("):
+        _MIGRATED[(where, str(_migrations_dir()))] = con.execute("SELECT count(*) FROM schema_migrations").fetchall()[0][0]
+    return applied
+
+
+def apply_pending(con: duckdb.DuckDBPyConnection) -> list[int]:
+    """Applies each numbered migration not yet recorded in schema_migrations, each in its own
+    transaction, and returns their versions in the order applied.
+
+    Order: a warehouse without migrations recorded gets every migration in number order. On a
+    warehouse that already has migrations recorded, pending repair migrations (NNN_repair_*) run
+    first: a landed migration was edited after some warehouses had applied it, and the later
+    ones assume the edited shape. Each applied migration is recorded with the sha256 of its text
+    (once the column exists, migration 020); a recorded text that no longer matches its file is
+    logged as a warning (see changed_migrations), never an error: the warehouse is what it is."""
     con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())""")
     done = {v for (v,) in con.execute("SELECT version FROM schema_migrations").fetchall()}
@@ -84,11 +150,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[int]:
         for version, sql in texts.items():
             con.execute("UPDATE schema_migrations SET sha256 = ? WHERE version = ? AND sha256 IS NULL",
                         [migration_sha256(sql), version])
-    for line in changed_migrations(con):
-        log.warning(line)
-    where = _db_file(con)
-    if not where.startswith("("):
-        _MIGRATED[(where, str(_migrations_dir()))] = con.execute("SELECT count(*) FROM schema_migrations").fetchall()[0][0]
     return applied
 
 
