@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, store
 from warehouse import db
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +33,7 @@ def bench_crawls(rows: list) -> None:
         provider = capture.name.removesuffix(".warc.gz")
         times, n = [], 0
         for _ in range(2):
-            r = collect.run_crawl(provider, work / provider, replay=capture)
+            r = crawl_process.run_crawl(provider, work / provider, replay=capture)
             times.append(r.duration_s)
             n = len(r.items)
         rows.append((f"replay crawl `{provider}` ({n} offers, own process)", f"{min(times):.2f} s"))
@@ -82,7 +82,7 @@ def bench_warehouse(rows: list, days: int, n_offers: int) -> None:
     for day in range(days):
         run, pr, offers = synthetic_run(day, start, n_offers, rng)
         t = time.perf_counter()
-        db.load_run(con, run, pr, offers)
+        store.load_run(con, run, pr, offers)
         load_times.append(time.perf_counter() - t)
     total = con.execute("SELECT count(*) FROM offers").fetchone()[0]
     rows.append((f"load one nightly run ({n_offers} offers, one transaction), median of {days}",

@@ -213,8 +213,8 @@ def _scrapy(work: Path, name: str, args: list[str], cwd: Path = ROOT) -> dict:
 def baseline_replays(work: Path, path: Path, baseline: Path) -> list[dict]:
     """The file archived under its real URL (as a crawl of AWS would), replayed by this
     checkout and by ``baseline`` (a checkout before streaming), in the same run."""
-    from pricewatch.streamed_body import Spool
-    from pricewatch.warc_write import WarcArchiveWriter
+    from pricewatch.evidence.streamed_body import Spool
+    from pricewatch.evidence.warc_write import WarcArchiveWriter
     from spiders.aws import OFFERS
     spool = Spool(work)
     with open(path, "rb") as fh:

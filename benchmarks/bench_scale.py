@@ -53,12 +53,12 @@ def template_offers(work: Path):
     """The offers of every shipped capture (a real replay crawl each), one frame."""
     import pandas as pd
 
-    from pricewatch import collect
+    from pricewatch.collect import crawl_process, judge
     outcomes = []
     for capture in sorted((ROOT / "captures").glob("*/*.warc.gz")):
         provider = capture.name.removesuffix(".warc.gz")
-        outcomes.append(collect.judge_crawl(collect.run_crawl(provider, work / provider, replay=capture)))
-    _, _, offers, _ = collect.build_run([o for o in outcomes if o.status == "ok"], "replay",
+        outcomes.append(judge.judge_crawl(crawl_process.run_crawl(provider, work / provider, replay=capture)))
+    _, _, offers, _ = judge.build_run([o for o in outcomes if o.status == "ok"], "replay",
                                         datetime.now(timezone.utc), END, None)
     return offers if len(offers) else pd.DataFrame()
 
@@ -179,9 +179,9 @@ def oracle_views(con) -> None:
 def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
     import pandas as pd
 
-    from pricewatch.alerts import derive_alerts
+    from pricewatch.alerts.derive import derive_alerts
     from pricewatch.claims.evaluate import evaluate_claims
-    from pricewatch.config import AlertConfig
+    from pricewatch.record.config import AlertConfig
     from warehouse import db, spells
 
     out: dict = {"size": n_rows, "times": {}, "baselines": {}}
@@ -219,7 +219,9 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
         shutil.copyfile(path, dest)
         path.unlink()
         return {"size": n_rows, "kept": str(dest), "past_run": past, "last_run": last}
-    from benchmarks.scale_marts import bench_marts     # every view and mart, the marts against
+    from benchmarks.scale_marts import (
+        bench_marts,  # every view and mart, the marts against
+    )
     marts = bench_marts(con, repeat)                    # their landed definitions (041-045)
     for v, secs in marts.items():
         if v.startswith("baseline_"):
@@ -249,7 +251,9 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
         out["first_call_ms"] = {**out.get("first_call_ms", {}), what: t["first_ms"]}
     con.execute("CHECKPOINT")
     con.close()
-    from benchmarks.scale_load import bench_nightly_load      # its own connection, on this file
+    from benchmarks.scale_load import (
+        bench_nightly_load,  # its own connection, on this file
+    )
     out["nightly"] = bench_nightly_load(path, max(repeat, 7))
     out["file_mb"] = path.stat().st_size / 1e6
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -262,7 +266,6 @@ def nightly_frames(con, n: int, providers: int = 5):
     """A new run of `providers` real-shaped providers (1,500 offers), after the history."""
     import pandas as pd
 
-    from warehouse import db
     at = con.execute("SELECT max(observed_at) FROM runs").fetchone()[0] + STEP
     run_id = f"bench-nightly-{n:03d}"
     offers = con.execute(f"""
@@ -277,7 +280,8 @@ def nightly_frames(con, n: int, providers: int = 5):
                         "monitors": [], "error": None} for p, c in offers.groupby("provider").size().items()])
     run = {"run_id": run_id, "mode": "replay", "observed_at": at, "snapshot_date": at.date(), "started_at": at,
            "finished_at": at, "status": "ok", "replay_source": None, "flow_run_id": None, "summary": "bench"}
-    return run, pr, offers[db.OFFER_COLUMNS[:-3] + ["price_raw"]]
+    from warehouse import load
+    return run, pr, offers[load.OFFER_COLUMNS[:-3] + ["price_raw"]]
 
 
 def pk_cost(path: Path) -> dict:
@@ -310,7 +314,8 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
     same rows into the same table (a fresh file each), and executemany of a sample."""
     import pandas as pd
 
-    from warehouse import db, spells
+    from pricewatch.collect import store
+    from warehouse import db, load, spells
     tmpl = pd.read_pickle(tmpl_path)
     base = None
     results = {"backfill_s": [], "raw_s": [], "rebuild_s": [], "rows": 0}
@@ -330,7 +335,7 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
                                  [run_id, five]).df()
             runs.append((run, pr, offers))
         con.close()
-        all_offers = pd.concat([r[2] for r in runs], ignore_index=True)[db.OFFER_COLUMNS]
+        all_offers = pd.concat([r[2] for r in runs], ignore_index=True)[load.OFFER_COLUMNS]
         results["rows"] = len(all_offers)
         con = db.connect(work / "raw.duckdb")
         db.migrate(con)
@@ -341,7 +346,7 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
         results["raw_s"].append(time.perf_counter() - t)
         if base is None:
             sample = all_offers.head(2000)
-            cols = db.OFFER_COLUMNS
+            cols = load.OFFER_COLUMNS
             con.execute("DELETE FROM offers")
             t = time.perf_counter()
             con.execute("BEGIN")
@@ -352,12 +357,12 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
         con.close()
         warm = db.connect(work / "warm.duckdb")   # the first load of a process reads the spider classes
         db.migrate(warm)                          # and the catalog (~1 s): not the backfill's cost
-        db.load_runs(warm, runs[:3])
+        store.load_runs(warm, runs[:3])
         warm.close()
         con = db.connect(work / "backfill.duckdb")
         db.migrate(con)
         t = time.perf_counter()
-        db.load_runs(con, runs)
+        store.load_runs(con, runs)
         results["backfill_s"].append(time.perf_counter() - t)
         # the set-based rebuild of the batch's spells alone (warehouse/sql/spells_rebuild.sql), on the stored rows
         con.execute("BEGIN")

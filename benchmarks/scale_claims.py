@@ -42,11 +42,11 @@ def bench_claims(con, past_run: str, last_run: str, repeat: int = 5) -> dict:
     """Median wall (and CPU) ms of: evaluate_claims as of past_run (a run not yet evaluated; its
     rows deleted after each repeat), the Snapshot it reads, derive_alerts for last_run (rolled
     back) and SELECT * FROM latest_claim_status. Warm: one untimed call of each first."""
-    from pricewatch.alerts import derive_alerts
+    from pricewatch.alerts.derive import derive_alerts
     from pricewatch.claims import rules as R
     from pricewatch.claims.evaluate import evaluate_claims
     from pricewatch.claims.snapshot import Snapshot
-    from pricewatch.config import AlertConfig
+    from pricewatch.record.config import AlertConfig
     from warehouse import db
 
     db.migrate(con)

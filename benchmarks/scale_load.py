@@ -94,12 +94,13 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     raw insert, as a nightly run's own process does when it closes the warehouse; without it the
     loads pile up WAL and in-memory update versions until DuckDB's automatic checkpoint lands on
     one of them. Returns milliseconds."""
-    from warehouse import db                          # first: bench_scale puts this checkout on sys.path
+    from pricewatch.collect import store
+    from warehouse import db, load  # first: bench_scale puts this checkout on sys.path
     sys.path.insert(0, str(HERE))
     from bench_scale import nightly_frames
     con = _connect(path)
     db.migrate(con)
-    db.load_run(con, *nightly_frames(con, 999))       # warm: the first load of a process reads the catalog
+    store.load_run(con, *nightly_frames(con, 999))       # warm: the first load of a process reads the catalog
     loads, raws, floors, checkpoints, cpu = [], [], [], [], []   # cpu: the process's CPU time (all threads), less
                                                       # sensitive than wall time to other jobs on the cores
 
@@ -112,11 +113,11 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     for i in range(repeat):
         run, pr, offers = nightly_frames(con, i)
         t, c = time.perf_counter(), time.process_time()
-        db.load_run(con, run, pr, offers)
+        store.load_run(con, run, pr, offers)
         loads.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
         settle()
-        raw = offers.assign(run_id=run["run_id"] + "-raw", held_reason=None, screen_note=None)[db.OFFER_COLUMNS]
+        raw = offers.assign(run_id=run["run_id"] + "-raw", held_reason=None, screen_note=None)[load.OFFER_COLUMNS]
         t = time.perf_counter()
         con.execute("BEGIN")
         con.execute("INSERT INTO offers BY NAME SELECT * FROM raw")
@@ -143,7 +144,7 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
         timer = StatementTimer(con)
         run, pr, offers = nightly_frames(con, repeat)
         t = time.perf_counter()
-        db.load_run(timer, run, pr, offers)
+        store.load_run(timer, run, pr, offers)
         total = (time.perf_counter() - t) * 1000
         steps = {k: round(sum(v), 2) for k, v in sorted(timer.times.items(), key=lambda kv: -sum(kv[1]))}
         out["profile"] = {"total_ms": round(total, 2),
@@ -159,6 +160,7 @@ def bench_nightly_process(path, repeat: int = 9) -> dict:
     warehouse at `path` (it is changed: pass a copy). The first load is reported apart: on a
     prebuilt warehouse it may move its providers' latest spells together (spells.py
     RELOCATE_ROW_GROUPS), once. Returns milliseconds."""
+    from pricewatch.collect import store
     from warehouse import db
     sys.path.insert(0, str(HERE))
     from bench_scale import nightly_frames
@@ -173,7 +175,7 @@ def bench_nightly_process(path, repeat: int = 9) -> dict:
         t1 = time.perf_counter()
         run, pr, offers = frames[0] if i == 0 else nightly_frames(con, 500 + i)
         t2 = time.perf_counter()
-        db.load_run(con, run, pr, offers)
+        store.load_run(con, run, pr, offers)
         t3 = time.perf_counter()
         con.close()
         t4 = time.perf_counter()
@@ -188,7 +190,7 @@ def bench_nightly_process(path, repeat: int = 9) -> dict:
 
 
 def bench_validation(path, repeat: int = 30) -> dict:
-    """What validating one nightly run's offers costs (collect.judge_crawl: every item an
+    """What validating one nightly run's offers costs (judge.judge_crawl: every item an
     OfferRecord), one by one as the crawl judge does, against the whole batch in one pydantic
     call (TypeAdapter(list[OfferRecord])), and the judge and build_run around them. Items of the
     nightly run's shape, read from the warehouse at `path` (read only). Returns milliseconds
@@ -197,9 +199,9 @@ def bench_validation(path, repeat: int = 30) -> dict:
 
     from pydantic import TypeAdapter
 
-    from pricewatch import collect
-    from pricewatch.crawl import CrawlResult
-    from pricewatch.offers import OfferRecord
+    from pricewatch.collect import judge
+    from pricewatch.collect.crawl_process import CrawlResult
+    from pricewatch.record.offer import OfferRecord
     from warehouse import db
     sys.path.insert(0, str(HERE))
     from bench_scale import nightly_frames
@@ -220,7 +222,7 @@ def bench_validation(path, repeat: int = 30) -> dict:
     batch = TypeAdapter(list[OfferRecord])
     crawl = CrawlResult(provider="bench", returncode=0, items=items, report={"http_status_counts": {"200": 1}},
                         duration_s=1.0)
-    judged = collect.judge_crawl(crawl)
+    judged = judge.judge_crawl(crawl)
     assert judged.status in ("ok", "suspect"), judged.error
     now = datetime.now(timezone.utc)
 
@@ -229,8 +231,8 @@ def bench_validation(path, repeat: int = 30) -> dict:
             OfferRecord.model_validate(item)
     cases = {"model_validate one by one": one_by_one,
              "TypeAdapter(list[OfferRecord]) on the batch": lambda: batch.validate_python(items),
-             "judge_crawl (validation, monitors, crawl findings)": lambda: collect.judge_crawl(crawl),
-             "build_run (the run's frames)": lambda: collect.build_run([judged], "replay", now, None, None)}
+             "judge_crawl (validation, monitors, crawl findings)": lambda: judge.judge_crawl(crawl),
+             "build_run (the run's frames)": lambda: judge.build_run([judged], "replay", now, None, None)}
     times: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(repeat):
         for name, fn in cases.items():       # interleaved

@@ -15,9 +15,9 @@ from prefect.states import Completed, Failed
 
 from flows.nightly import nightly
 from flows.outcome import summary_of
-from pricewatch import collect
-from pricewatch.crawl_ahead import prefetch
-from pricewatch.replays import scan_archive, uses_browser
+from pricewatch.collect import replays
+from pricewatch.collect.crawl_ahead import prefetch
+from pricewatch.collect.replays import scan_archive, uses_browser
 
 
 @flow(name="backfill-prices", log_prints=True)
@@ -28,7 +28,7 @@ def backfill(archives: str = "data/archive", db_path: str | None = None,
     root = Path(archives)
     if not root.exists():
         return Failed(message=f"archive folder not found: {root.resolve()}")
-    batches = collect.replay_batches(root)
+    batches = replays.replay_batches(root)
     logger.info("backfilling %d snapshot(s) from %s: %s", len(batches), root,
                 ", ".join(b.name for b in batches))
     results = []

@@ -18,18 +18,20 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
-from prefect.utilities.annotations import quote
-from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.states import Failed
+from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.tasks import exponential_backoff
+from prefect.utilities.annotations import quote
 
 from flows.outcome import RunFailed
 from flows.outcome import report as finish_run
-from pricewatch import collect
-from pricewatch.sources import default_providers   # disabled-by-default sources run only by name
-from pricewatch.crawl_ahead import RunCrawls
-from pricewatch.replays import scan_archive, uses_browser
-from warehouse import db
+from pricewatch.collect import crawl_process, judge, replays, store
+from pricewatch.collect.crawl_ahead import RunCrawls
+from pricewatch.collect.replays import scan_archive, uses_browser
+from pricewatch.collect.sources import (
+    default_providers,  # disabled-by-default sources run only by name
+)
+from warehouse import db, load, spool
 
 #: Progress records (one per provider, one at the end); see pricewatch/progress.py.
 progress = logging.getLogger("pricewatch.progress")
@@ -51,7 +53,7 @@ _GROUPS: dict[str, RunCrawls] = {}
 @task(name="crawl", task_run_name="crawl-{provider}", retries=CRAWL_RETRIES,
       retry_delay_seconds=exponential_backoff(backoff_factor=10), retry_jitter_factor=0.5, cache_policy=NO_CACHE)
 def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir: str | None,
-                   shared: bool = False) -> collect.CrawlResult:
+                   shared: bool = False) -> crawl_process.CrawlResult:
     """One provider's crawl. ``shared``: its first attempt is the run's crawl of it, started
     with the run (pricewatch/crawl_ahead.py RunCrawls: its part of the shared HTTP process, or
     crawled ahead); this task waits for that provider's result only. A browser crawl not
@@ -62,7 +64,7 @@ def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir:
     if group is not None and group.has(provider):
         result = group.result(provider)
     else:
-        result = collect.run_crawl(provider, Path(workdir) / f"attempt-{attempt}",
+        result = crawl_process.run_crawl(provider, Path(workdir) / f"attempt-{attempt}",
                                    Path(replay) if replay else None, Path(archive_dir) if archive_dir else None)
     result.attempts = attempt
     reason = result.transient_failure()
@@ -74,11 +76,11 @@ def crawl_provider(provider: str, workdir: str, replay: str | None, archive_dir:
 
 
 @task(name="validate", task_run_name="validate-{provider}", cache_policy=NO_CACHE)
-def validate_crawl(provider: str, result: collect.CrawlResult | None, error: str | None,
-                   previous_counts: list[int]) -> collect.ProviderOutcome:
+def validate_crawl(provider: str, result: crawl_process.CrawlResult | None, error: str | None,
+                   previous_counts: list[int]) -> judge.ProviderOutcome:
     if result is None:
-        return collect.ProviderOutcome(provider=provider, status="failed", error=error)
-    return collect.judge_crawl(result, previous_counts)
+        return judge.ProviderOutcome(provider=provider, status="failed", error=error)
+    return judge.judge_crawl(result, previous_counts)
 
 
 def _logger():
@@ -101,8 +103,8 @@ def open_warehouse(db_path: str) -> dict:
     try:
         with db.session(db_path, wait_s=db.history_wait_s()) as con:
             db.migrate(con)
-            unspooled = _report_spooled(db.load_spooled(con, db_path))
-            return {"history": db.recent_item_counts(con), "unspooled": unspooled, "error": None}
+            unspooled = _report_spooled(store.load_spooled(con, db_path))
+            return {"history": load.recent_item_counts(con), "unspooled": unspooled, "error": None}
     except db.WarehouseLocked as exc:
         msg = f"{exc}: item history not read, run monitors have no earlier counts to compare"
         logger.warning(msg)
@@ -155,13 +157,13 @@ def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> LoadResul
     logger = _logger()
     try:
         with db.session(db_path, wait_s=db.load_wait_s()) as con:
-            unspooled = _report_spooled(db.load_spooled(con, db_path))
-            loaded = db.load_run(con, run, provider_runs, offers, facts)
+            unspooled = _report_spooled(store.load_spooled(con, db_path))
+            loaded = store.load_run(con, run, provider_runs, offers, facts)
         return LoadResult(loaded, unspooled)
     except Exception as exc:
         locked = isinstance(exc, db.WarehouseLocked)
         why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        path = db.spool_run(db_path, run, provider_runs, offers, facts, reason=why)
+        path = spool.spool_run(db_path, run, provider_runs, offers, facts, reason=why)
         if locked:
             waited = f", waited {exc.waited_s:.0f} s" if exc.waited_s >= 1 else ""
             msg = (f"warehouse locked by {exc.holder}: {exc.path}{waited}; run {run['run_id']} kept in "
@@ -186,8 +188,8 @@ def evaluate_claims(db_path: str, run_id: str) -> dict:
 @task(name="derive-alerts")
 def derive_alerts(db_path: str, run_id: str) -> dict:
     """Alerts this run raises (pricewatch/alerts.py); deriving a run again adds nothing."""
-    from pricewatch.alerts import derive_alerts as derive
-    from pricewatch.config import load_config
+    from pricewatch.alerts.derive import derive_alerts as derive
+    from pricewatch.record.config import load_config
     with db.session(db_path, wait_s=db.load_wait_s()) as con:
         return derive(con, run_id, load_config())
 
@@ -196,8 +198,8 @@ def derive_alerts(db_path: str, run_id: str) -> dict:
 def deliver_alerts(db_path: str) -> dict:
     """Sends every pending alert, this run's and any an earlier delivery could not send. A
     failed delivery does not fail the run: the alert stays pending for the next one."""
-    from pricewatch.alerts import deliver_alerts as deliver
-    from pricewatch.config import load_config
+    from pricewatch.alerts.deliver import deliver_alerts as deliver
+    from pricewatch.record.config import load_config
     with db.session(db_path, wait_s=db.load_wait_s()) as con:
         result = deliver(con, load_config())
     if result["error"]:
@@ -206,7 +208,7 @@ def deliver_alerts(db_path: str) -> dict:
 
 
 # The HTTP crawls share one Scrapy process; browser crawls and retries are processes of their
-# own, at most pricewatch.crawl.SEPARATE_CRAWLS at once (~650 MB each with Chromium), so the
+# own, at most pricewatch.collect.crawl_process.SEPARATE_CRAWLS at once (~650 MB each with Chromium), so the
 # threads here mostly wait. Per-domain politeness is each crawler's own.
 @flow(name="collect-prices", log_prints=True, task_runner=ThreadPoolTaskRunner(max_workers=8))
 def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | None = None,
@@ -231,14 +233,14 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         present = scan.providers
         selected = [p for p in (providers or default_providers(present)) if p in present]
         unreadable = {p: line for p, line in scan.failed.items() if not providers or p in providers}
-        skipped = sorted(set(collect.all_providers()) - set(selected) - set(unreadable))
+        skipped = sorted(set(replays.all_providers()) - set(selected) - set(unreadable))
         logger.info("replaying %s: providers %s (not in archive, not attempted: %s)", replay, selected, skipped)
         if not selected and not unreadable:
             raise ValueError(scan.no_provider_message() if not providers else
                              f"none of {', '.join(providers)} has responses in {replay}"
                              + (f" (it holds: {', '.join(present)})" if present else ""))
     else:
-        selected = providers or default_providers(collect.all_providers())
+        selected = providers or default_providers(replays.all_providers())
 
     crawl = crawl_provider.with_options(retries=0) if replay else crawl_provider
     # The crawl folder holds only the items and reports of this run: gone when the run ends.
@@ -258,10 +260,10 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
             _GROUPS.pop(workdir).stop()   # only left running when the flow ended early
 
     captured = scan.captured_at if replay else None   # the scan above read the archive once
-    run, provider_runs, offers, facts = collect.build_run(outcomes, mode, started, as_of_dt,
+    run, provider_runs, offers, facts = judge.build_run(outcomes, mode, started, as_of_dt,
                                                           Path(replay) if replay else None, _flow_run_id(),
                                                           captured_at=captured,
-                                                          known_providers=collect.all_providers())
+                                                          known_providers=replays.all_providers())
     stored = load_run(db_path, run, provider_runs, offers, facts)
     if not replay:   # after the load: packaging the evidence never delays storing the night
         _package_run(warehouse.get("warc_files") or [], Path(archive_dir), run["run_id"])
@@ -302,7 +304,7 @@ def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], sc
     the order of ``order`` (unreadable ones first)."""
     logger = get_run_logger()
     history = warehouse["history"] or {}
-    judged: dict[str, collect.ProviderOutcome] = {}
+    judged: dict[str, judge.ProviderOutcome] = {}
     for provider, line in unreadable.items():
         logger.error("%s", line)
         judged[provider] = validate_crawl(provider, None, line, [])
@@ -337,7 +339,7 @@ def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], sc
 def _package_run(warc_files: list[str], archive_dir: Path, run_id: str) -> None:
     """A live run's archive also as one WACZ (pages list, CDXJ index, sha256 of every file) beside
     its WARC files; a packaging problem is logged, never a failed run."""
-    from pricewatch import wacz
+    from pricewatch.evidence import wacz
     try:
         path = wacz.package_run([Path(f) for f in warc_files], archive_dir, run_id)
         if path:
@@ -346,7 +348,7 @@ def _package_run(warc_files: list[str], archive_dir: Path, run_id: str) -> None:
         get_run_logger().error("run archive not packaged as WACZ: %s: %s", type(exc).__name__, exc)
 
 
-def _progress(outcome: collect.ProviderOutcome) -> None:
+def _progress(outcome: judge.ProviderOutcome) -> None:
     progress.info("%s: %s, %d offers", outcome.provider, outcome.status, len(outcome.offers),
                   extra={"provider": outcome.provider, "status": outcome.status, "offers": len(outcome.offers),
                          "duration_s": outcome.duration_s, "error": outcome.error,

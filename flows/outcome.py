@@ -9,7 +9,7 @@ succeeded.
 
 Provider errors quote the page ("price cell reads '<script>…'"), so every stored or scraped
 string is made inert for where it goes: the state message and the notice (plain text) through
-pricewatch.text.plain; the artifacts, which the Prefect UI renders as Markdown (the markdown
+pricewatch.record.text.plain; the artifacts, which the Prefect UI renders as Markdown (the markdown
 artifact, every artifact description, and every string cell of a table artifact), through the
 Markdown helpers of pricewatch.claims.formatting. The builders are plain functions
 (provider_rows, providers_description, claims_markdown) so tests can read what is published.
@@ -22,7 +22,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.states import Completed, Failed, State
 
 from pricewatch.claims.formatting import PROSE_MAX, md, md_code
-from pricewatch.text import plain
+from pricewatch.record.text import plain
 
 PROVIDERS_KEY = "pricewatch-providers"
 CLAIMS_KEY = "pricewatch-claims"
@@ -83,7 +83,7 @@ def write_report(db_path: str) -> str:
     """The Markdown claims report (pricewatch report) next to the warehouse: <db folder>/report/."""
     from pathlib import Path
 
-    from pricewatch.claims.report import write_report as write
+    from pricewatch.reports.claims_report import write_report as write
     from warehouse import db
     out = Path(db_path).resolve().parent / "report"
     con = db.connect(db_path, read_only=True, wait_s=db.load_wait_s())
@@ -143,10 +143,10 @@ def needs_notice(summary: dict) -> bool:
 
 @task(name="notify-run", retries=2, retry_delay_seconds=10)
 def send_run_notice(summary: dict) -> str:
-    """A failed or suspect run goes to the same channels as the price alerts (pricewatch.notify).
+    """A failed or suspect run goes to the same channels as the price alerts (pricewatch.alerts.notify).
     Raises when a configured channel refused it, so the task retries; no channel configured is
     logged, not an error (a dev machine)."""
-    from pricewatch import notify
+    from pricewatch.alerts import notify
     failed = summary["status"] == "failed"
     suspect = [n for n, p in summary["providers"].items() if p["status"] == "suspect"]
     title = plain(f"pricewatch nightly FAILED: {summary['run_id']}" if failed else

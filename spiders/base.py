@@ -16,9 +16,7 @@ import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from spiders.faults import DownloadFailed
-
 from spiders.items import OfferItem, SourceFactItem
-
 
 #: Class names (substrings) and inline styles that strike a price through: a "was" price.
 STRUCK_CLASSES = ("line-through", "strikethrough", "strike-through", "old-price", "price-old",

@@ -38,11 +38,21 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
-from scrapy.exceptions import (CannotResolveHostError, DownloadConnectionRefusedError, DownloadFailedError,
-                               DownloadTimeoutError, ResponseDataLossError)
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    ResponseDataLossError,
+)
 from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.error import (
+    ConnectionDone,
+    ConnectionLost,
+    DNSLookupError,
+    NoRouteError,
+)
 from twisted.internet.error import ConnectionRefusedError as TxConnectionRefusedError
-from twisted.internet.error import ConnectionDone, ConnectionLost, DNSLookupError, NoRouteError
 from twisted.internet.error import TimeoutError as TxTimeoutError
 from twisted.internet.task import deferLater
 
@@ -145,7 +155,9 @@ class NetworkFaultMiddleware(RetryMiddleware):
             if wait and not self.replay:
                 self.crawler.stats.inc_value("pricewatch/retry_after_waited_s", round(wait, 1))
                 self.crawler.spider.logger.info("%s: HTTP %s, waiting %.1f s (Retry-After)", request.url, status, wait)
-                from twisted.internet import reactor  # the crawl's installed reactor, not a default one
+                from twisted.internet import (
+                    reactor,  # the crawl's installed reactor, not a default one
+                )
                 await maybe_deferred_to_future(deferLater(reactor, wait, lambda: None))
             return retry
         if 200 <= status < 300:

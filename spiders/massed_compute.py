@@ -26,7 +26,13 @@ from __future__ import annotations
 import json
 import re
 
-from spiders.base import STRICT_JSON, STRUCK_CLASSES, Parsed, PriceSpider, no_duplicate_keys
+from spiders.base import (
+    STRICT_JSON,
+    STRUCK_CLASSES,
+    Parsed,
+    PriceSpider,
+    no_duplicate_keys,
+)
 from spiders.nextjs import flight_strings
 
 # A row element's key, then its props object: "H100 (80GB)-mobile-x 8-3",{...}

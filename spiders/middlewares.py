@@ -11,7 +11,7 @@ from weakref import WeakKeyDictionary
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from pricewatch.archive import ArchiveError, WarcArchiveWriter
+from pricewatch.evidence.archive import ArchiveError, WarcArchiveWriter
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def package_crawl_archive(crawler) -> None:
     writer.close()
     if not writer.path.exists() or not crawler.settings.getbool("PRICEWATCH_WACZ", True):
         return
-    from pricewatch import wacz
+    from pricewatch.evidence import wacz
     try:
         out = wacz.package([writer.path], wacz.wacz_path(writer.path),
                            title=f"pricewatch {crawler.spider.name} crawl {writer.path.parent.name}",

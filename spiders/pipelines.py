@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from scrapy.exceptions import DropItem
 
-from pricewatch.catalog import load_catalog
-from pricewatch.offers import nominal_vram, offer_key
-from pricewatch.prices import parse_price, per_hour_prices
+from pricewatch.record.catalog import load_catalog
+from pricewatch.record.offer import nominal_vram, offer_key
+from pricewatch.record.prices import parse_price, per_hour_prices
 from spiders.items import OfferItem
 
 

@@ -11,7 +11,7 @@ the parser if the page's JavaScript runs again on them. So:
   the page's own response (``response.meta["rendered_capture"]``), never as a response, so a
   replay serves the network responses and the page's JavaScript renders it again.
 * replay (PRICEWATCH_REPLAY): every browser request is fulfilled from the archive
-  (``pricewatch.archive.ReplayIndex``). A request the archive does not hold is aborted (a
+  (``pricewatch.evidence.archive.ReplayIndex``). A request the archive does not hold is aborted (a
   navigation gets a 404) and named in the crawl report; nothing reaches the network.
 
 Either way ``response.meta["browser_captures"]`` maps each URL the page loaded to the record it

@@ -23,7 +23,7 @@ from scrapy.core.downloader.handlers.base import BaseDownloadHandler
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
 
-from pricewatch.archive import ArchiveError, ReplayIndex
+from pricewatch.evidence.archive import ArchiveError, ReplayIndex
 from spiders.faults import DownloadFailed
 from spiders.streaming import STREAM_META, CrawlSpool, spooled_replay
 

@@ -35,8 +35,14 @@ from scrapy.http import Headers, Response
 from scrapy.utils._download_handlers import wrap_twisted_exceptions
 from scrapy.utils.defer import maybe_deferred_to_future
 
-from pricewatch.streamed_body import Spool, SpoolError, StreamedBody, remove_spool_dir, spool_dir
-from pricewatch.warc_common import ArchiveError
+from pricewatch.evidence.streamed_body import (
+    Spool,
+    SpoolError,
+    StreamedBody,
+    remove_spool_dir,
+    spool_dir,
+)
+from pricewatch.evidence.warc_common import ArchiveError
 from spiders.faults import DownloadFailed
 
 logger = logging.getLogger(__name__)

@@ -41,7 +41,7 @@ import re
 
 from parsel import Selector
 
-from pricewatch.prices import parse_price
+from pricewatch.record.prices import parse_price
 from spiders.base import Parsed, PriceSpider, text_of
 
 START, END = "gpu-clusters", "sandbox"

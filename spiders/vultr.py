@@ -40,7 +40,7 @@ from urllib.parse import quote
 
 import scrapy
 
-from pricewatch.catalog import load_catalog
+from pricewatch.record.catalog import load_catalog
 from spiders.base import Parsed, PriceSpider, json_member, load_json, stated_currency
 
 API = "https://api.vultr.com/v2"

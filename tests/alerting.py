@@ -9,11 +9,12 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pricewatch import collect
-from pricewatch.alerts import deliver_alerts, derive_alerts, list_alerts, list_messages
-from pricewatch.archive import write_exchanges
+from pricewatch.alerts.deliver import deliver_alerts, list_alerts, list_messages
+from pricewatch.alerts.derive import derive_alerts
 from pricewatch.claims.evaluate import evaluate_claims
-from pricewatch.config import AlertConfig
+from pricewatch.collect import judge, store
+from pricewatch.evidence.archive import write_exchanges
+from pricewatch.record.config import AlertConfig
 from tests.conftest import migrated_warehouse, shipped, shipped_exchanges
 from warehouse import db
 
@@ -82,12 +83,12 @@ class Warehouse:
         self.last: dict = {}
 
     def run(self, as_of: str, **warcs: Path) -> str:
-        outcomes = [collect.judge_crawl(self.crawl(p, w)) for p, w in sorted(warcs.items())]
+        outcomes = [judge.judge_crawl(self.crawl(p, w)) for p, w in sorted(warcs.items())]
         at = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
-        run, provider_runs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), at, None)
+        run, provider_runs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), at, None)
         con = db.connect(self.path)
         try:
-            loaded = db.load_run(con, run, provider_runs, offers, facts)
+            loaded = store.load_run(con, run, provider_runs, offers, facts)
             evaluate_claims(con, run["run_id"])
             derived = derive_alerts(con, run["run_id"], self.config)
             delivered = deliver_alerts(con, self.config)

@@ -19,12 +19,13 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from pricewatch import collect, service
-from pricewatch.crawl_group import CrawlGroup
-from pricewatch.replays import uses_browser
+from pricewatch.collect import crawl_process, replays
+from pricewatch.collect.crawl_group import CrawlGroup
+from pricewatch.collect.replays import uses_browser
+from pricewatch.evidence.archive import write_exchanges
+from pricewatch.evidence.captures import load_exchanges
+from pricewatch.server import prefect_processes
 from spiders import settings as project_settings
-from pricewatch.archive import write_exchanges
-from pricewatch.captures import load_exchanges
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "captures"
@@ -112,7 +113,7 @@ def crawl(tmp_path_factory):
     shipped captures of every HTTP provider at once, in one shared Scrapy process as a run does
     (pricewatch/crawl_group.py: ~2 s for all instead of ~1.7 s each); a browser provider, and
     any other archive, is crawled in a process of its own. Tests must not mutate the result."""
-    cache: dict[tuple[str, str], collect.CrawlResult] = {}
+    cache: dict[tuple[str, str], crawl_process.CrawlResult] = {}
     # One folder per test session: shared by the xdist workers of this run (their temp folders
     # sit side by side), never by a later session (a cached crawl of older code).
     run_uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
@@ -124,7 +125,7 @@ def crawl(tmp_path_factory):
         digest = hashlib.sha256(f"{provider}|{replay}|".encode() + _archive_bytes(Path(replay))).hexdigest()[:24]
         return shared / f"{provider}-{digest}.pickle"
 
-    def store(entry: Path, result: collect.CrawlResult) -> None:
+    def store(entry: Path, result: crawl_process.CrawlResult) -> None:
         tmp = entry.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps(result))
         tmp.replace(entry)
@@ -134,7 +135,7 @@ def crawl(tmp_path_factory):
         with open(shared / "shipped.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             todo = {}
-            for p in sorted(set(collect.all_providers()) & {w.name.split(".")[0] for w in CAPTURES.glob("*/*.warc.gz")}):
+            for p in sorted(set(replays.all_providers()) & {w.name.split(".")[0] for w in CAPTURES.glob("*/*.warc.gz")}):
                 if not uses_browser(p) and not entry_of(p, shipped(p)).exists():
                     todo[p] = shipped(p)
             if todo:
@@ -143,7 +144,7 @@ def crawl(tmp_path_factory):
                 for p, w in todo.items():
                     store(entry_of(p, w), group.result(p))
 
-    def _crawl(provider: str, replay: Path) -> collect.CrawlResult:
+    def _crawl(provider: str, replay: Path) -> crawl_process.CrawlResult:
         key = (provider, str(replay))
         if key not in cache:
             entry = entry_of(provider, replay)
@@ -155,7 +156,7 @@ def crawl(tmp_path_factory):
                     cache[key] = pickle.loads(entry.read_bytes())
                 else:
                     workdir = tmp_path_factory.mktemp(f"crawl-{provider}")
-                    cache[key] = collect.run_crawl(provider, workdir, replay=replay)
+                    cache[key] = crawl_process.run_crawl(provider, workdir, replay=replay)
                     store(entry, cache[key])
         return cache[key]
 
@@ -215,10 +216,10 @@ SHARED_PREFECT = "PRICEWATCH_TEST_PREFECT_SERVER"
 
 
 def _start_prefect_server(home: Path):
-    port = service.free_port()
+    port = prefect_processes.free_port()
     url = f"http://127.0.0.1:{port}/api"
-    env = clean_env(service.prefect_env(url, home, ROOT))
-    proc = service.start_group(service.prefect_cmd("server", "start", "--host", "127.0.0.1", "--port", str(port),
+    env = clean_env(prefect_processes.prefect_env(url, home, ROOT))
+    proc = prefect_processes.start_group(prefect_processes.prefect_cmd("server", "start", "--host", "127.0.0.1", "--port", str(port),
                                                    "--no-ui"), env, home / "server.log")
     return url, env, proc
 
@@ -244,7 +245,7 @@ def pytest_unconfigure(config):
     started = getattr(config, "_pricewatch_prefect", None)
     if started:
         proc, home = started
-        service.stop_group(proc)
+        prefect_processes.stop_group(proc)
         os.environ.pop(SHARED_PREFECT, None)
         shutil.rmtree(home, ignore_errors=True)
 
@@ -258,16 +259,16 @@ def prefect_server(tmp_path_factory):
     shared = os.environ.get(SHARED_PREFECT)
     if shared:
         url, home = shared.split("|", 1)
-        started = service.wait_healthy(url, timeout_s=120)
-        yield PrefectServer(url, clean_env(service.prefect_env(url, Path(home), ROOT)), Path(home), started)
+        started = prefect_processes.wait_healthy(url, timeout_s=120)
+        yield PrefectServer(url, clean_env(prefect_processes.prefect_env(url, Path(home), ROOT)), Path(home), started)
         return
     home = tmp_path_factory.mktemp("prefect-home")
     url, env, proc = _start_prefect_server(home)
     try:
-        started = service.wait_healthy(url, proc, timeout_s=120)
+        started = prefect_processes.wait_healthy(url, proc, timeout_s=120)
         yield PrefectServer(url, env, home, started)
     finally:
-        service.stop_group(proc)
+        prefect_processes.stop_group(proc)
 
 
 @pytest.fixture

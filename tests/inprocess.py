@@ -10,7 +10,7 @@ from scrapy.exceptions import DropItem
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process
 from spiders.base import Parsed
 from spiders.extensions import crawl_report
 from spiders.items import OfferItem, SourceFactItem
@@ -25,7 +25,7 @@ def capture_ref(url: str = "https://example.test/pricing", captured_at: datetime
 
 
 def run_parsed(provider: str, parsed: Parsed, url: str = "https://example.test/pricing",
-               captured_at: datetime = CAPTURED_AT, is_aggregator: bool = False) -> collect.CrawlResult:
+               captured_at: datetime = CAPTURED_AT, is_aggregator: bool = False) -> crawl_process.CrawlResult:
     """The crawl result the spider would give for this parser result (same pipelines, same report)."""
     stats = MemoryStatsCollector(get_crawler())
     for message in parsed.errors:
@@ -46,8 +46,8 @@ def run_parsed(provider: str, parsed: Parsed, url: str = "https://example.test/p
         fact = SourceFactItem(provider=provider, **fields)
         fact.setdefault("capture", capture_ref(url, captured_at))
         facts.append(dict(fact))
-    return collect.CrawlResult(provider, 0, items, crawl_report(stats.get_stats(), provider), 0.0, facts=facts)
+    return crawl_process.CrawlResult(provider, 0, items, crawl_report(stats.get_stats(), provider), 0.0, facts=facts)
 
 
-def by_key(result: collect.CrawlResult) -> dict[str, dict]:
+def by_key(result: crawl_process.CrawlResult) -> dict[str, dict]:
     return {i["offer_key"]: i for i in result.items}

@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
-from pricewatch.alerts import deliver_alerts, derive_alerts
+from pricewatch.alerts.deliver import deliver_alerts
+from pricewatch.alerts.derive import derive_alerts
 from pricewatch.alerts.templating import fit
 from pricewatch.claims.evaluate import reevaluate_latest
 from pricewatch.claims.rules import RULES_DIR, load_rules
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 from tests.alerting import A100, LAMBDA_B200, Captures, Warehouse
 from warehouse import db
 
@@ -204,8 +204,9 @@ def test_a_long_body_is_shortened_by_whole_lines():
 
 
 def test_muted_events_are_recorded_muted_and_not_told(crawl, tmp_path, receiver):
-    from pricewatch.alerts import add_mute
     from datetime import datetime, timezone
+
+    from pricewatch.alerts.mutes import add_mute
     caps = Captures(tmp_path / "caps")
     cfg = AlertConfig(urls=(f"json://127.0.0.1:{receiver.port}/hook",))
     wh = Warehouse(tmp_path / "w.duckdb", crawl, cfg)
@@ -228,7 +229,7 @@ def test_muted_events_are_recorded_muted_and_not_told(crawl, tmp_path, receiver)
 
 
 def test_targets_get_their_format_and_templates_escape_and_can_be_overridden(tmp_path):
-    from pricewatch import notify
+    from pricewatch.alerts import notify
     from pricewatch.alerts.templating import render
     assert notify.style("slack://T1JJ3T3L2/A1BRTD4JD/TIiajkdnlazkcOXrIdevi7FQ").body_format == "markdown"
     assert notify.style("discord://4174216298/JHMHI8qBe7bk2ZwO5U711o3dV_js") == notify.Style("markdown", 2000, False)
@@ -251,7 +252,7 @@ def test_targets_get_their_format_and_templates_escape_and_can_be_overridden(tmp
 def test_the_editor_lists_acks_and_mutes_from_the_cli(history, tmp_path, receiver):
     from typer.testing import CliRunner
 
-    from pricewatch.cli import app
+    from pricewatch.cli.main import app
     wh, got = history
     copy = tmp_path / "w.duckdb"
     shutil.copy(wh.path, copy)

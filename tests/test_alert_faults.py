@@ -25,10 +25,10 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
-from pricewatch import collect
-from pricewatch.alerts import BODY_MAX_CHARS, _cap
-from pricewatch.archive import read_archive, write_exchanges
-from pricewatch.config import AlertConfig
+from pricewatch.alerts.render import BODY_MAX_CHARS, _cap
+from pricewatch.collect import crawl_process
+from pricewatch.evidence.archive import read_archive, write_exchanges
+from pricewatch.record.config import AlertConfig
 from spiders.lambda_cloud import parse_pricing as parse_lambda
 from spiders.massed_compute import parse_pricing as parse_massed
 from spiders.thunder_compute import parse_offers as parse_thunder
@@ -45,7 +45,7 @@ HOSTILE = ("<script>alert(1)</script> | [/red] [bold]x[/bold] \x1b[31m\u202e\u20
 
 # --- harness: the parsers in-process on the WARC records, a real receiver ------------------
 
-def inprocess_crawl(provider: str, warc: Path) -> collect.CrawlResult:
+def inprocess_crawl(provider: str, warc: Path) -> crawl_process.CrawlResult:
     """What the provider's spider yields for this archive, through the real pipelines; every
     offer points to its WARC record (so run ids and evidence are those of a replay)."""
     records = {r.url.rsplit("/", 1)[-1]: r for r in read_archive(warc)}

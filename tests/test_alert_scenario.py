@@ -11,7 +11,7 @@ Massed Compute's unchanged $43.46. On 2026-11-06 Thunder is back at $1.09.
 
 import pytest
 
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 from tests.alerting import A100, LAMBDA_B200, MASSED_B200, Captures, Warehouse
 
 PAGE1 = "gpuwithcrypto-llama-70b-finetuning"

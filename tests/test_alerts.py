@@ -13,7 +13,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 from tests.alerting import A100, A100_PRICING_KEY, Captures, Warehouse
 
 SUBJECT = f"thunder_compute/{A100}"
@@ -181,7 +181,7 @@ def test_cli_lists_alerts_as_json_and_only_pending_ones(tmp_path, crawl, caps):
     day(wh, caps, "2026-11-05", caps.thunder(1.05))
 
     def cli(*args):
-        out = subprocess.run([sys.executable, "-m", "pricewatch.cli", "alerts", "--db", wh.path, *args],
+        out = subprocess.run([sys.executable, "-m", "pricewatch.cli.main", "alerts", "--db", wh.path, *args],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         return out.stdout

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.arrakis import parse_page
 from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
 from tests.inprocess import by_key, run_parsed
@@ -41,12 +41,12 @@ EXPECTED = {
 }  # "| [RTX A5000](/ja/gpus/rtx-a5000.html.md) | 24 GB | 0 | — |": no listing, no offer
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("arrakis", parse_page(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 def variant(old: str, new: str, body: str = BODY) -> str:
@@ -56,7 +56,7 @@ def variant(old: str, new: str, body: str = BODY) -> str:
 
 def test_cheapest_listing_per_gpu_hour():
     result = run()
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error, outcome.warnings) == ("ok", None, [])
     offers = by_key(result)
     assert set(offers) == set(EXPECTED)
@@ -142,7 +142,7 @@ def test_no_table_or_no_listing_fails():
 
 def test_missing_count_line_keeps_prices_but_records_no_listing_facts():
     result = run(variant("2026年10月31日 17:40 UTC 時点で、201 台のマシンに 688 基の GPU が掲載されています。\n", ""))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 12 and result.facts == []
 
 
@@ -157,7 +157,7 @@ def test_thousands_separators_in_counts():
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("arrakis", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = by_key(result)
     assert {k: (o["gpu_label"], o["vram_gb"], int(o["availability"].split()[0]), o["price_per_gpu_hour"])
             for k, o in offers.items()} == EXPECTED

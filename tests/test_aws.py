@@ -8,7 +8,7 @@ bulk offer-file shape. Expected values below are read off the real recording (qu
 import copy
 import json
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.aws import OFFERS, parse_offer_file
 from spiders.base import Parsed
 from tests.conftest import CAPTURES_SRC, ROOT, shipped
@@ -54,7 +54,7 @@ def test_the_composed_offer_files_carry_the_real_values():
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("aws", shipped("aws"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 51   # every real offer, 7 regions read one after the other
     # "p5 48xlarge US East N. Virginia Linux": "price": "55.0400000000", "Instance Type": "p5.48xlarge"
     [p5] = [o for o in result.items if (o["sku"], o["region"]) == ("p5.48xlarge", "us-east-1")]
@@ -66,7 +66,7 @@ def test_replay_of_the_shipped_capture(crawl):
 
 def test_instance_types_give_gpu_model_and_count():
     result = run()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     got = {o["sku"]: (o["gpu_model"], o["gpu_count"], o["price_per_hour"]) for o in result.items}
     assert got == {
         "p5.48xlarge": ("H100", 8, 55.04),          # "price": "55.0400000000"
@@ -96,7 +96,7 @@ def test_only_linux_shared_tenancy_without_software_is_an_offer():
             **copy.deepcopy(next(iter(doc["terms"]["OnDemand"][sku].values()))), "sku": clone}}
     result = run(doc)
     assert [o["price_per_hour"] for o in result.items if o["sku"] == "p5.48xlarge"] == [55.04]
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def _reserved_term(sku, code, length, option, klass, hourly, upfront=None):
@@ -139,25 +139,25 @@ def test_a_unit_or_currency_change_fails():
     sku = sku_of(doc, "p5.48xlarge")
     [dim] = next(iter(doc["terms"]["OnDemand"][sku].values()))["priceDimensions"].values()
     dim["unit"] = "Month"
-    outcome = collect.judge_crawl(run(doc))
+    outcome = judge.judge_crawl(run(doc))
     assert outcome.status == "failed" and "unit is not Hrs: p5.48xlarge JRTCKXETXF: 'Month'" in outcome.error
     dim["unit"], dim["pricePerUnit"] = "Hrs", {"CNY": "380.00"}
-    outcome = collect.judge_crawl(run(doc))
+    outcome = judge.judge_crawl(run(doc))
     assert outcome.status == "failed" and "pricePerUnit is not in USD" in outcome.error
 
 
 def test_not_an_ec2_offer_file_or_a_cut_body_fails():
-    outcome = collect.judge_crawl(run({**US_EAST_1, "offerCode": "AmazonS3"}))
+    outcome = judge.judge_crawl(run({**US_EAST_1, "offerCode": "AmazonS3"}))
     assert outcome.status == "failed" and "not an AmazonEC2 offer file" in outcome.error
     body = json.dumps(US_EAST_1).encode()
-    outcome = collect.judge_crawl(run(body[: len(body) // 2]))
+    outcome = judge.judge_crawl(run(body[: len(body) // 2]))
     assert outcome.status == "failed" and "not a JSON document we can read" in outcome.error
 
 
 def test_a_gpu_instance_without_an_on_demand_price_fails():
     doc = variant()
     del doc["terms"]["OnDemand"][sku_of(doc, "p5.48xlarge")]
-    outcome = collect.judge_crawl(run(doc))
+    outcome = judge.judge_crawl(run(doc))
     assert outcome.status == "failed" and "a GPU instance has no OnDemand term: p5.48xlarge" in outcome.error
 
 

@@ -7,7 +7,7 @@ into two pages are ours. Expected values below are read off the real items (quot
 
 import json
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.azure import URL, next_page, parse_prices
 from tests.conftest import CAPTURES_SRC, ROOT, shipped
 from tests.inprocess import run_parsed
@@ -45,7 +45,7 @@ def test_the_composed_pages_carry_the_real_items_unchanged():
 
 def test_replay_follows_next_page_link(crawl):
     result = crawl("azure", shipped("azure"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # Both pages read: westus3 ND96isr H100 is on page 1, eastus ND96isr H100 on page 2.
     h100 = offer(result, "Standard_ND96isr_H100_v5", "eastus")
     assert (h100["gpu_model"], h100["gpu_count"], h100["price_per_hour"], h100["price_per_gpu_hour"]) == \
@@ -57,7 +57,7 @@ def test_replay_follows_next_page_link(crawl):
 
 def test_sizes_give_gpu_model_count_and_vram():
     result = run(*PAGES)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # "Standard_ND96isr_H100_v5", "eastus", 98.32, "1 Hour", "ND96isrH100v5", "Virtual Machines NDsr H100 v5 Series"
     assert offer(result, "Standard_ND96isr_H100_v5", "eastus")["price_unit"] == "instance_hour"
     # "Standard_ND96asr_v4", "eastus", 27.197, "ND96asr_A100_v4", "Virtual Machines NDasr A100 v4 Series": 8x A100 40GB
@@ -100,18 +100,18 @@ def test_a_reservation_row_is_not_read_as_an_hourly_price():
 
 def test_a_unit_switch_or_another_currency_fails():
     per_month = {**H100, "unitOfMeasure": "1/Month"}
-    outcome = collect.judge_crawl(run(envelope([per_month])))
+    outcome = judge.judge_crawl(run(envelope([per_month])))
     assert outcome.status == "failed" and "unitOfMeasure is not '1 Hour'" in outcome.error
-    outcome = collect.judge_crawl(run(envelope([H100], BillingCurrency="EUR")))
+    outcome = judge.judge_crawl(run(envelope([H100], BillingCurrency="EUR")))
     assert outcome.status == "failed" and "BillingCurrency='EUR'" in outcome.error
-    outcome = collect.judge_crawl(run(envelope([{**H100, "currencyCode": "EUR"}])))
+    outcome = judge.judge_crawl(run(envelope([{**H100, "currencyCode": "EUR"}])))
     assert outcome.status == "failed" and "another currency" in outcome.error
 
 
 def test_a_cut_page_or_a_changed_envelope_fails():
     cut = envelope(REAL[:10], Count=100)
-    assert "Count 100 but 10 Items" in collect.judge_crawl(run(cut)).error
-    outcome = collect.judge_crawl(run(json.dumps(REAL)))   # the bare list: no envelope
+    assert "Count 100 but 10 Items" in judge.judge_crawl(run(cut)).error
+    outcome = judge.judge_crawl(run(json.dumps(REAL)))   # the bare list: no envelope
     assert outcome.status == "failed" and "'Items' list" in outcome.error
 
 
@@ -126,7 +126,7 @@ def test_an_unknown_size_is_reported_not_guessed():
 
 def test_a_placeholder_price_is_no_offer_and_a_text_price_fails():
     assert run(envelope([{**H100, "retailPrice": 0}])).items == []
-    outcome = collect.judge_crawl(run(envelope([{**H100, "retailPrice": "98.32"}])))
+    outcome = judge.judge_crawl(run(envelope([{**H100, "retailPrice": "98.32"}])))
     assert outcome.status == "failed" and "retailPrice is not a price" in outcome.error
 
 

@@ -6,7 +6,7 @@ two runs is none, and a run's frame holding another run's rows is checked with t
 import pandas as pd
 import pytest
 
-from warehouse.load import _refuse_duplicates_by_run
+from warehouse.uniqueness import _refuse_duplicates_by_run
 
 
 def _run(run_id: str, keys: list[str], rows_run_id: str | None = None) -> tuple:

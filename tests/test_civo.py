@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.civo import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -20,12 +20,12 @@ URL = "https://www.civo.com/pricing"
 BODY = (CAPTURES_SRC / "2026-08-22" / "civo" / "pricing.html").read_text(encoding="utf-8")
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("civo", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def one(offers, label, count, billing, term=None):
 
 
 def test_real_page_is_ok_with_83_prices(offers):
-    outcome = collect.judge_crawl(run())
+    outcome = judge.judge_crawl(run())
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "17 rows x 5 surfaces = 85, minus 2 genuine N/A (B200 on-demand and 6-month) = 83 prices."
     assert len(offers) == 83 and all(o["is_priced"] for o in offers)
@@ -139,7 +139,7 @@ def test_layout_change_fails_naming_what_is_missing(old, new, named):
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("civo", shipped("civo"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 83
     h100 = one(result.items, "NVIDIA H100 SXM", 8, "reserved", "36 months")
     # "8 x NVIDIA H100 - 80GB", <div id="36_months"> ... "$19.92<span>per hour</span>"

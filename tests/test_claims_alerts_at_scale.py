@@ -17,6 +17,7 @@ from pricewatch.alerts import observe
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.store import _rows
 from pricewatch.claims import readings
+from pricewatch.collect import store
 from tests.test_claims_published import replayed  # noqa: F401  (a fixture)
 from tests.test_spells import synthetic_runs
 from warehouse import db
@@ -39,7 +40,7 @@ def history(tmp_path_factory):
             offers.drop(offers.index[(offers.provider == GONE[0]) & (offers.offer_key == GONE[1])], inplace=True)
     con = db.connect(tmp_path_factory.mktemp("at-scale") / "w.duckdb")
     db.migrate(con)
-    db.load_runs(con, runs)
+    store.load_runs(con, runs)
     yield con
     con.close()
 
@@ -120,7 +121,6 @@ def test_rules_are_parsed_once_per_version_and_again_when_edited(tmp_path):
     object (no parse per call), an edited file a new parse (a long-lived process never evaluates
     with stale rules). A one-page rules folder of no claims keeps it cheap."""
     from pricewatch.claims import rules as R
-
     page = tmp_path / "rules" / "a-page"
     page.mkdir(parents=True)
     text = ("page:\n  title: {ja: ページ, en: A page}\n  publisher: Us\n  original: a-page.ja.md\n"

@@ -24,10 +24,10 @@ import pytest
 import yaml
 
 from flows.nightly import parse_as_of
-from pricewatch import collect
-from pricewatch.archive import write_exchanges
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.claims.rules import RULES_DIR, RulesError, load_rules
+from pricewatch.collect import judge, store
+from pricewatch.evidence.archive import write_exchanges
 from tests.conftest import CAPTURES, shipped, shipped_date, source_exchanges
 from warehouse import db
 
@@ -56,10 +56,10 @@ def scenario(tmp_path_factory, crawl):
 
     def load(warcs: dict[str, Path], as_of: str | None) -> str:
         # The session's crawl cache: shipped captures are replayed once for the whole suite.
-        outcomes = [collect.judge_crawl(crawl(p, w)) for p, w in warcs.items()]
-        run, prs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc),
+        outcomes = [judge.judge_crawl(crawl(p, w)) for p, w in warcs.items()]
+        run, prs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc),
                                                     parse_as_of(as_of), base)
-        assert db.load_run(con, run, prs, offers, facts)
+        assert store.load_run(con, run, prs, offers, facts)
         return run["run_id"]
 
     runs = {}
@@ -279,7 +279,7 @@ def test_a_rule_change_reevaluates_the_latest_snapshot_and_says_what_the_rules_c
         # The regenerated page rewrites the number and marks the cell whose GPU no longer fits
         # ("77 GB：H100 または A100 1 枚" became 83 GB, which neither 80 GB GPU holds).
         from pricewatch.claims import pages
-        from pricewatch.claims.report import latest
+        from pricewatch.reports.claims_report import latest
         rows = {r["claim_id"]: r for r in latest(con)}
         text = pages.render_page(rules, rules.pages["arrakis-gpu-memory"], rows).text
         cell = next(c for c in text.split("|") if c.strip().startswith("83 GB："))

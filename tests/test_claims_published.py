@@ -16,12 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from decimal import Decimal
 
-
 import pytest
 
-from pricewatch import collect
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.claims.rules import load_rules
+from pricewatch.collect import judge, replays, store
 from tests.conftest import CAPTURES, ROOT
 from warehouse import db
 
@@ -50,17 +49,17 @@ def replayed(tmp_path_factory, crawl):
     con.execute("UPDATE mart_settings SET stale_after_hours = 2400")
     runs = {}
     try:
-        for batch in collect.replay_batches(CAPTURES):
-            providers = collect.providers_in_archive(batch)
+        for batch in replays.replay_batches(CAPTURES):
+            providers = replays.providers_in_archive(batch)
             # Each provider's shipped WARC, through the session's crawl cache: the same subprocess
             # replay its own tests use, run once.
             with ThreadPoolExecutor(max_workers=2) as pool:
                 results = list(pool.map(lambda p: crawl(p, batch / f"{p}.warc.gz"), providers))
-            outcomes = [collect.judge_crawl(r) for r in results]
-            run, prs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None, batch,
-                                                        captured_at=collect.archive_capture_times(batch),
-                                                        known_providers=collect.all_providers())
-            db.load_run(con, run, prs, offers, facts)
+            outcomes = [judge.judge_crawl(r) for r in results]
+            run, prs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), None, batch,
+                                                        captured_at=replays.archive_capture_times(batch),
+                                                        known_providers=replays.all_providers())
+            store.load_run(con, run, prs, offers, facts)
             evaluate_claims(con, run["run_id"])
             runs[batch.name] = {"run_id": run["run_id"], "outcomes": {o.provider: o for o in outcomes}}
     finally:
@@ -298,7 +297,7 @@ def table_lines(text: str) -> list[str]:
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "250"}
-    return subprocess.run([sys.executable, "-m", "pricewatch.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "pricewatch.cli.main", *args], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120)
 
 

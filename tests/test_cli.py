@@ -8,12 +8,11 @@ import re
 import subprocess
 import sys
 
-
 import pytest
 
 from tests.conftest import ROOT, clean_env, shipped, shipped_exchanges
 
-PRICEWATCH = [sys.executable, "-m", "pricewatch.cli"]
+PRICEWATCH = [sys.executable, "-m", "pricewatch.cli.main"]
 
 
 def pricewatch(*args, env=None, timeout=240, clean=False):
@@ -138,7 +137,8 @@ def empty_db(tmp_path_factory):
 
 def cli(*args):
     from typer.testing import CliRunner
-    from pricewatch.cli import app
+
+    from pricewatch.cli.main import app
     return CliRunner().invoke(app, list(args))
 
 
@@ -175,7 +175,7 @@ def test_wide_results_fold_into_records_and_never_cut_a_header(empty_db):
 
 
 def test_explore_opens_harlequin_read_only_on_a_snapshot(empty_db, monkeypatch):
-    from pricewatch import explore
+    from pricewatch.cli import explore
     # harlequin's docs: `harlequin -r "path/to/duck.db"` opens a DuckDB file read-only (-a duckdb, the default adapter)
     assert explore.harlequin_argv("/x/pw.duckdb") == ["harlequin", "--adapter", "duckdb", "--read-only", "/x/pw.duckdb"]
     monkeypatch.setattr(explore.shutil, "which", lambda name: None)   # never start the TUI in a test

@@ -4,7 +4,7 @@ Every bad input gets ONE line on stderr and a non-zero exit, before anything is 
 from outside (scraped labels, errors quoting a page, query results, claims, alerts) is inert on
 the console; `pricewatch query` cannot attach, copy out, read other files or change settings.
 In-process through typer's CliRunner on a real DuckDB file (a tiny run loaded through the real
-pipelines and loader); two real `python -m pricewatch.cli` processes prove no traceback reaches
+pipelines and loader); two real `python -m pricewatch.cli.main` processes prove no traceback reaches
 stderr.
 """
 
@@ -24,10 +24,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from pricewatch import collect
 from pricewatch.claims.evaluate import evaluate_claims
-from pricewatch.cli import _print_summary, app
-from pricewatch.clitools import open_query_connection
+from pricewatch.cli.main import _print_summary, app
+from pricewatch.cli.tools import open_query_connection
+from pricewatch.collect import judge, store
 from spiders.base import Parsed
 from tests.conftest import ROOT, shipped
 from tests.inprocess import run_parsed
@@ -82,12 +82,12 @@ def warehouse(tmp_path_factory) -> Path:
                price_unit="gpu_hour")
     broken = Parsed()
     broken.error(f"price cell {HOSTILE} is not a price")
-    outcomes = [collect.judge_crawl(run_parsed("massed_compute", page, captured_at=AT)),
-                collect.judge_crawl(run_parsed("thunder_compute", broken, captured_at=AT))]
-    run, provider_runs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None)
+    outcomes = [judge.judge_crawl(run_parsed("massed_compute", page, captured_at=AT)),
+                judge.judge_crawl(run_parsed("thunder_compute", broken, captured_at=AT))]
+    run, provider_runs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None)
     con = db.connect(path)
     try:
-        db.load_run(con, run, provider_runs, offers, facts)
+        store.load_run(con, run, provider_runs, offers, facts)
         evaluate_claims(con, run["run_id"])
         claim = con.execute("SELECT claim_id FROM claim_evaluations ORDER BY claim_id LIMIT 1").fetchone()[0]
         con.execute("UPDATE claim_evaluations SET reason = ?, note = ?, current_text = ? WHERE claim_id = ?",
@@ -271,7 +271,7 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_it(tmp_path, fault):
 @pytest.mark.slow   # ~10-15 s of real processes: CI runs it with -m slow
 def test_cli_processes_print_no_traceback(tmp_path, warehouse, fault):
     """Real processes: what reaches a terminal's stderr is the one line, nothing else."""
-    cmd = [sys.executable, "-m", "pricewatch.cli"]
+    cmd = [sys.executable, "-m", "pricewatch.cli.main"]
     env = {k: v for k, v in os.environ.items() if k not in ("PRICEWATCH_DB", "PRICEWATCH_DEBUG")}
     bad = _bad_archives(tmp_path)["not a WARC"]
     runs = {

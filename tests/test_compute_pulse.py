@@ -13,8 +13,13 @@ import pytest
 from scrapy.http import Request, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pricewatch import collect
-from spiders.compute_pulse import ComputePulseSpider, listing_offers, listings_url, parse_listings
+from pricewatch.collect import crawl_process, judge
+from spiders.compute_pulse import (
+    ComputePulseSpider,
+    listing_offers,
+    listings_url,
+    parse_listings,
+)
 from spiders.items import OfferItem
 from tests.conftest import CAPTURES_SRC, ROOT, shipped
 from tests.inprocess import run_parsed
@@ -29,7 +34,7 @@ B300_URL = listings_url("nvidia-b300", None)
 H100_URL = listings_url("nvidia-h100", None)
 
 
-def run(text: str = B300, url: str = B300_URL) -> collect.CrawlResult:
+def run(text: str = B300, url: str = B300_URL) -> crawl_process.CrawlResult:
     return run_parsed("compute_pulse", parse_listings(text, url), url=url, is_aggregator=True)
 
 
@@ -44,7 +49,7 @@ def b300() -> dict[tuple, dict]:
 
 def test_the_b300_book_is_9_aggregated_offers(b300):
     result = run()
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 9
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 9
     assert all(o["is_aggregator"] and o["price_unit"] == "gpu_hour" for o in result.items)
     # {"id": "11629", "provider": "Verda", "gpu_model": "B300", "gpu_count": 8, "region": "unspecified",
     #  "price_per_gpu_hour": 3.75, "billing_type": "spot", "vram_gb": 268, "gpu_variant": null, ...}
@@ -79,7 +84,7 @@ def test_inr_reserved_with_a_minimum_duration():
 def test_two_listings_of_one_shape_are_one_offer_at_the_lowest_price():
     # rtx4090: ids 1929 (0.135) and 1037 (0.136), both Vast.ai 1x RTX4090 spot in "us", available true.
     result = run_parsed("compute_pulse", listing_offers(rows(RTX4090), "rtx4090"), is_aggregator=True)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     [vast] = [o for o in result.items if o["tier"] == "Vast.ai" and o["region"] == "us"]
     assert (vast["price_per_gpu_hour"], vast["availability"]) == (0.135, "lowest of 2 listings (2 available)")
     # id 3250 SwissGPU CHF 0.4 per GPU-hour (aggregator USD 0.4923)
@@ -95,7 +100,7 @@ def test_the_empty_mi325x_book_is_no_offer_and_no_error():
 
 def test_a_unit_switch_fails_the_source():
     text = B300.replace('"price_unit":"USD per GPU hour"', '"price_unit":"USD per instance hour"')
-    outcome = collect.judge_crawl(run(text))
+    outcome = judge.judge_crawl(run(text))
     assert outcome.status == "failed" and "meta.price_unit is 'USD per instance hour'" in outcome.error
 
 
@@ -152,7 +157,7 @@ def test_a_page_at_the_wrong_offset_or_a_next_link_of_another_query_fails():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("compute_pulse", shipped("compute_pulse"))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 9
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 9
     assert all(i["is_aggregator"] for i in result.items)
     facts = {f["fact"]: f["value_num"] for f in result.facts}
     assert facts == {"listings_total/nvidia-b300": 98, "listings_total/amd-mi325x": 0}

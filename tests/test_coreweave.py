@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.coreweave import parse_pricing
 from tests.conftest import CAPTURES, CAPTURES_SRC
 from tests.inprocess import by_key, run_parsed
@@ -21,12 +21,12 @@ BODY = (CAPTURES_SRC / "2026-08-22" / "coreweave" / "pricing.html").read_text(en
 CAPTURE = CAPTURES / "2026-08-22" / "coreweave.warc.gz"
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("coreweave", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def offer(offers, label, count, tier, region):
 
 def test_real_page_is_ok_with_32_prices_na_17_eu_15_on_demand_and_spot():
     result = run()
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "32 prices (NA 17, EU 15), tiers on-demand + spot."
     priced = Counter(o["region"] for o in result.items if o["is_priced"])
@@ -213,7 +213,7 @@ def test_unreadable_price_text_fails_instead_of_an_unpriced_offer():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("coreweave", CAPTURE)
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert outcome.status == "ok"
     offers = by_key(result)
     b200 = offer(offers, "NVIDIA HGX B200", 8, "on-demand", "North America")

@@ -8,7 +8,7 @@ values, never off the parser's output. Prices are USD per GPU-hour ("<p>$3.90/GP
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.crusoe import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -17,16 +17,16 @@ URL = "https://www.crusoe.ai/cloud/pricing"
 BODY = (CAPTURES_SRC / "2026-08-22" / "crusoe" / "pricing.html").read_text(encoding="utf-8")
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("crusoe", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
-def result() -> collect.CrawlResult:
+def result() -> crawl_process.CrawlResult:
     return run()
 
 
@@ -35,7 +35,7 @@ def by_label(result) -> dict[str, dict]:
 
 
 def test_real_page_is_ok_with_exactly_six_prices(result):
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "NVIDIA H200 141GB HGX 4.29; NVIDIA H100 80GB HGX 3.90; NVIDIA A100 80GB SXM 2.30;
     # NVIDIA A100 80GB PCIe 2.00; NVIDIA L40S 48GB 1.50 (empty form-factor tag); AMD MI300X 192GB 3.45.
@@ -136,7 +136,7 @@ def test_layout_change_fails_naming_what_is_missing(old, new, named):
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("crusoe", shipped("crusoe"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     h100 = by_label(result)["NVIDIA H100 HGX"]
     assert (h100["price_per_gpu_hour"], h100["gpu_model"], h100["vram_gb"]) == (3.90, "H100", 80)
     assert h100["capture"]["source_url"] == URL and h100["capture"]["captured_at"].startswith("2026-08-22T12:00:00")

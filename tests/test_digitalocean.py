@@ -9,7 +9,7 @@ values, never off the parser's output. Prices are USD per hour per Droplet
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.digitalocean import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -18,16 +18,16 @@ URL = "https://docs.digitalocean.com/products/droplets/details/pricing/"
 BODY = (CAPTURES_SRC / "2026-08-22" / "digitalocean" / "pricing.html").read_text(encoding="utf-8")
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("digitalocean", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
-def result() -> collect.CrawlResult:
+def result() -> crawl_process.CrawlResult:
     return run()
 
 
@@ -38,7 +38,7 @@ def one(items, label, count, billing, variant=None):
 
 
 def test_real_page_is_ok_with_11_on_demand_and_8_spot(result):
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "h2#on-demand-gpu-droplet-pricing (11 rows), h2#spot-gpu-droplet-pricing (8 rows)".
     assert [o["billing"] for o in result.items].count("on-demand") == 11
@@ -130,7 +130,7 @@ def test_layout_change_fails_naming_what_is_missing(old, new, named):
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("digitalocean", shipped("digitalocean"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 19
     h100 = one(result.items, "NVIDIA H100", 8, "on-demand")
     assert (h100["price_per_hour"], h100["price_per_gpu_hour"]) == (35.28, 4.41)

@@ -9,7 +9,7 @@ per GPU-hour and do not include taxes."), and the JSON-LD OfferCatalog in INR "p
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.e2e_networks import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -18,16 +18,16 @@ URL = "https://www.e2enetworks.com/pricing?region=us"
 BODY = (CAPTURES_SRC / "2026-08-22" / "e2e_networks" / "pricing.html").read_text(encoding="utf-8")
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("e2e_networks", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
-def result() -> collect.CrawlResult:
+def result() -> crawl_process.CrawlResult:
     return run()
 
 
@@ -37,7 +37,7 @@ def one(items, label, vram, currency):
 
 
 def test_real_page_is_ok_with_10_usd_and_10_inr_offers(result):
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "10 table rows x 3 tiers = 30 USD prices + 10 INR JSON-LD offers"; the Monthly and
     # Annually columns are commitment prices per month / year, not hourly offers (see the spider).
@@ -131,7 +131,7 @@ def test_layout_change_fails_naming_what_is_missing(old, new, named):
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("e2e_networks", shipped("e2e_networks"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 20
     h100 = one(result.items, "NVIDIA H100", 80, "USD")
     assert (h100["price_per_gpu_hour"], h100["gpu_model"]) == (3.77, "H100")

@@ -27,9 +27,11 @@ from decimal import Decimal
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch import collect, evidence, wacz
-from pricewatch.wacz_serve import EvidenceServer
-from pricewatch.warc_read import read_file
+from pricewatch.collect import judge, replays, store
+from pricewatch.evidence import lookup as evidence
+from pricewatch.evidence import wacz
+from pricewatch.evidence.warc_read import read_file
+from pricewatch.server.evidence_viewer import EvidenceServer
 from tests.conftest import CAPTURES, ROOT, shipped
 from warehouse import db
 
@@ -44,11 +46,11 @@ def warehouse(tmp_path_factory, crawl):
     replay = shipped("massed_compute")
     con = db.connect(path)
     db.migrate(con)
-    outcome = collect.judge_crawl(crawl("massed_compute", replay))
-    run, pr, offers, facts = collect.build_run([outcome], "replay", datetime.now(timezone.utc), None, replay,
-                                               captured_at=collect.archive_capture_times(replay),
-                                               known_providers=collect.all_providers())
-    assert db.load_run(con, run, pr, offers, facts)
+    outcome = judge.judge_crawl(crawl("massed_compute", replay))
+    run, pr, offers, facts = judge.build_run([outcome], "replay", datetime.now(timezone.utc), None, replay,
+                                               captured_at=replays.archive_capture_times(replay),
+                                               known_providers=replays.all_providers())
+    assert store.load_run(con, run, pr, offers, facts)
     con.close()
     return path
 
@@ -118,7 +120,7 @@ def test_a_claim_shows_the_evidence_of_each_input(warehouse, tmp_path):
 
 
 def test_the_command_prints_the_evidence_and_a_sha256_mismatch_is_a_loud_error(warehouse, tmp_path):
-    cmd = [sys.executable, "-m", "pricewatch.cli", "evidence", B200_KEY, "--provider", "massed_compute"]
+    cmd = [sys.executable, "-m", "pricewatch.cli.main", "evidence", B200_KEY, "--provider", "massed_compute"]
     ok = subprocess.run(cmd + ["--db", str(warehouse)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert ok.returncode == 0, ok.stderr
     assert "stored = recomputed: OK" in ok.stdout and PAGE_SHA256 in ok.stdout and "GET /pricing HTTP/1.1" in ok.stdout
@@ -213,7 +215,7 @@ def test_open_replays_a_script_rendered_page_in_a_browser(tmp_path):
     archived server_meta (A100-80GB "spot_price": 0.89 -> "$0.89/hr", pricing-7c41d2e9.js money())."""
     from playwright.sync_api import sync_playwright
 
-    from pricewatch.wacz_serve import ensure_viewer
+    from pricewatch.server.evidence_viewer import ensure_viewer
     from spiders.settings import CHROMIUM_ARGS, PLAYWRIGHT_LAUNCH_OPTIONS
     viewer, how = ensure_viewer()
     assert viewer is not None, how

@@ -19,8 +19,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from pricewatch import export as ex
-from pricewatch.cli import app
+from pricewatch.cli.main import app
+from pricewatch.export import datasets as ex
 from tests.test_marts import B200_KEY, build_history
 
 # Read off tests/test_marts.py's history: offers per run and partition.

@@ -4,7 +4,7 @@ Expected values are read off tests/real/gcp/ewyluda_gpus_pricing_tables.html (th
 tables); each is quoted as the page prints it (cells separated by "|").
 """
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.gcp import URL, parse_pricing
 from tests.conftest import ROOT, shipped
 from tests.inprocess import by_key, run_parsed
@@ -22,7 +22,7 @@ def offers_of(result, sku):
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("gcp", shipped("gcp"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # a3-highgpu-8g | Nvidia H100 | GPUs: 8 ... | $88.490000119 / 1 hour | ...
     h100 = by_key(result)["8x a3-highgpu-8g 80GB on-demand @us-central1"]
     assert (h100["gpu_model"], h100["price_per_hour"], h100["price_text"]) == ("H100", 88.490000119, None)
@@ -32,7 +32,7 @@ def test_replay_of_the_shipped_capture(crawl):
 
 def test_machine_types_give_gpu_model_count_and_the_price_per_machine_hour():
     result = run()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     h100 = offers_of(result, "a3-highgpu-8g")
     od, spot = h100[("on-demand", "on-demand", None)], h100[("spot", "spot", None)]
     # "$88.490000119 / 1 hour" on-demand, "$52.962296548 / 1 hour" Current Spot pricing
@@ -93,20 +93,20 @@ def test_page_quirks_stray_space_no_space_and_a_spot_cell_that_is_not_a_price():
 
 
 def test_a_unit_switch_fails_instead_of_a_false_price():
-    outcome = collect.judge_crawl(run(PAGE.replace("$88.490000119 / 1 hour", "$64,598 / 1 month")))
+    outcome = judge.judge_crawl(run(PAGE.replace("$88.490000119 / 1 hour", "$64,598 / 1 month")))
     assert outcome.status == "failed"
     assert "a3-highgpu-8g Price (USD): '$64,598 / 1 month' is not a price per 1 hour" in outcome.error
 
 
 def test_a_new_column_or_a_new_currency_fails():
-    outcome = collect.judge_crawl(run(PAGE.replace("<p>Current Spot pricing (USD)</p>", "<p>Current Spot pricing (EUR)</p>", 1)))
+    outcome = judge.judge_crawl(run(PAGE.replace("<p>Current Spot pricing (USD)</p>", "<p>Current Spot pricing (EUR)</p>", 1)))
     assert outcome.status == "failed" and "price table header changed" in outcome.error
 
 
 def test_a_gpu_column_that_disagrees_with_the_machine_family_fails():
     text = PAGE.replace("<p>Nvidia B200</p>", "<p>Nvidia B300</p>", 1)
     assert text != PAGE
-    outcome = collect.judge_crawl(run(text))
+    outcome = judge.judge_crawl(run(text))
     assert outcome.status == "failed" and "a4-highgpu-8g: GPU column says 'Nvidia B300'" in outcome.error
 
 
@@ -126,5 +126,5 @@ def test_an_unknown_machine_family_is_reported_not_guessed():
 
 
 def test_no_price_table_is_an_error_not_an_empty_snapshot():
-    outcome = collect.judge_crawl(run("<html><body><p>Pricing moved</p></body></html>"))
+    outcome = judge.judge_crawl(run("<html><body><p>Pricing moved</p></body></html>"))
     assert outcome.status == "failed" and "no price table" in outcome.error

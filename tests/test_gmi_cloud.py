@@ -9,7 +9,7 @@ values, never off the parser's output. Prices are USD per GPU-hour, printed as f
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.gmi_cloud import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -18,12 +18,12 @@ URL = "https://www.gmicloud.ai/en/pricing"
 BODY = (CAPTURES_SRC / "2026-08-22" / "gmi_cloud" / "pricing.html").read_text(encoding="utf-8")
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("gmi_cloud", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def offers() -> dict[str, dict]:
 
 
 def test_real_page_is_ok_with_four_floors_and_a_pre_order(offers):
-    outcome = collect.judge_crawl(run())
+    outcome = judge.judge_crawl(run())
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "NVIDIA GB200 from $8.00 (AVAILABLE NOW); NVIDIA H100 GPU from $2.00 (AVAILABLE NOW);
     # NVIDIA H200 from $2.60 (AVAILABLE NOW); NVIDIA B200 GPU from $4.00 (Limited Availability);
@@ -109,7 +109,7 @@ def test_cards_gone_fails_naming_what_is_missing():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("gmi_cloud", shipped("gmi_cloud"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = {o["gpu_label"]: o for o in result.items}
     assert (offers["NVIDIA H200"]["price_per_gpu_hour"], offers["NVIDIA H200"]["gpu_model"]) == (2.60, "H200")
     assert offers["NVIDIA H200"]["capture"]["source_url"] == URL

@@ -12,7 +12,7 @@ import pytest
 from scrapy.http import Request, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.gpu_ai import PRICING, GpuAiSpider, next_cursor, page_url, parse_pricing
 from spiders.items import OfferItem
 from tests.conftest import CAPTURES_SRC, shipped
@@ -24,7 +24,7 @@ PAGE2 = (SRC / "pricing_page2.json").read_text(encoding="utf-8")
 URL2 = page_url(next_cursor(PAGE1))
 
 
-def run(text: str = PAGE1, url: str = PRICING) -> collect.CrawlResult:
+def run(text: str = PAGE1, url: str = PRICING) -> crawl_process.CrawlResult:
     return run_parsed("gpu_ai", parse_pricing(text, url), url=url)
 
 
@@ -40,7 +40,7 @@ def offers() -> dict[str, dict]:
 
 
 def test_22_offerings_per_instance_hour(offers):
-    assert collect.judge_crawl(run()).status == "ok" and collect.judge_crawl(run(PAGE2, URL2)).status == "ok"
+    assert judge.judge_crawl(run()).status == "ok" and judge.judge_crawl(run(PAGE2, URL2)).status == "ok"
     assert len(offers) == 22
     assert all((o["currency"], o["price_unit"], o["billing"]) == ("USD", "instance_hour", "on-demand") for o in offers.values())
     # SOURCE.md: "offer a0a48d83d5f6 b300 x8 50.62 -> 6.3275/GPU-h, region ca-central, secure"
@@ -83,13 +83,13 @@ def test_an_unknown_billing_tier_fails_and_spot_is_spot():
 
 
 def test_a_price_as_text_fails_and_zero_is_unpriced():
-    assert collect.judge_crawl(run(changed("e8cf1fc47222", price_per_hour="6.79 USD"))).status == "failed"
+    assert judge.judge_crawl(run(changed("e8cf1fc47222", price_per_hour="6.79 USD"))).status == "failed"
     [row] = [o for o in run(changed("e8cf1fc47222", price_per_hour=0)).items if o["sku"] == "e8cf1fc47222"]
     assert (row["is_priced"], row["price_text"]) == (False, "price_per_hour 0")
 
 
 def test_a_renamed_envelope_fails():
-    outcome = collect.judge_crawl(run(PAGE1.replace('"data":', '"offerings":')))
+    outcome = judge.judge_crawl(run(PAGE1.replace('"data":', '"offerings":')))
     assert outcome.status == "failed" and "expected a JSON object with a 'data' list" in outcome.error
 
 
@@ -130,5 +130,5 @@ def test_an_empty_book_fails():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("gpu_ai", shipped("gpu_ai"))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 22
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 22
     assert {i["capture"]["source_url"] for i in result.items} == {PRICING, URL2}

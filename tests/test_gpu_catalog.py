@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pricewatch.catalog import GpuCatalog, label_key, load_catalog
+from pricewatch.record.catalog import GpuCatalog, label_key, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "real"        # copies of the real recordings (see its README.md)

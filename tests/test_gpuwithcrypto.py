@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.gpuwithcrypto import parse_page
 from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
 from tests.inprocess import by_key, run_parsed
@@ -33,12 +33,12 @@ EXPECTED = {
 }
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("gpuwithcrypto", parse_page(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 def variant(old: str, new: str, body: str = BODY, count: int = 1) -> str:
@@ -48,7 +48,7 @@ def variant(old: str, new: str, body: str = BODY, count: int = 1) -> str:
 
 def test_own_price_list_per_gpu_hour_on_demand():
     result = run()
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error, outcome.warnings) == ("ok", None, [])
     offers = by_key(result)
     assert set(offers) == set(EXPECTED)
@@ -127,7 +127,7 @@ def test_block_priced_off_rate_is_a_fact_not_an_error():
     # The per-hour column still says $0.82; only the block total disagrees: prices stay, the
     # "same hourly rate" fact turns false (the g-blocks.same-rate claim then drifts).
     result = run(variant("| 720 時間 | 720 | $590.40 |", "| 720 時間 | 720 | $560.00 |"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert by_key(result)["1x l40s 48GB on-demand"]["price_per_gpu_hour"] == 0.82
     facts = {f["fact"]: f for f in result.facts}
     assert facts["blocks_same_rate"]["value_num"] == 0.0
@@ -135,7 +135,7 @@ def test_block_priced_off_rate_is_a_fact_not_an_error():
 
 def test_a_gpu_without_some_block_makes_blocks_not_uniform():
     result = run(variant("| 720 時間 | 720 | $3,319.20 | $4.61 |\n", ""))  # B200 loses its 720 h block
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 5
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 5
     facts = {f["fact"]: f for f in result.facts}
     assert (facts["block_hours"]["value_text"], facts["blocks_same_rate"]["value_num"]) == ("10, 24, 168, 720", 0.0)
 
@@ -144,20 +144,20 @@ def test_missing_fact_lines_keep_prices_and_record_no_such_facts():
     body = variant("チャージは $25 から：BTC, USDT, USDC, ETH, SOL, LTC\n\n", "")
     body = variant("価格更新日：2026-10-29\n\n", "", body)
     result = run(body)
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 5
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 5
     assert {f["fact"] for f in result.facts} == {"block_hours", "blocks_same_rate", "gpus_per_host_min", "gpus_per_host_max"}
 
 
 def test_a_section_without_vram_line_takes_the_catalog_size():
     result = run(variant("VRAM：48 GB\n\n", ""))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # No VRAM stated: the key has no size, the catalog gives L40S its 48 GB.
     assert by_key(result)["1x l40s on-demand"]["vram_gb"] == 48
 
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("gpuwithcrypto", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = by_key(result)
     assert {k: (o["gpu_label"], o["vram_gb"], o["price_per_gpu_hour"]) for k, o in offers.items()} == EXPECTED
     facts = {f["fact"]: f for f in result.facts}

@@ -9,14 +9,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from pricewatch import collect
-from pricewatch.alerts import derive_alerts
-from pricewatch.config import AlertConfig
-from spiders.base import Parsed
+from pricewatch.alerts.derive import derive_alerts
 from pricewatch.claims.evaluate import evaluate_claims
+from pricewatch.collect import judge, store
+from pricewatch.record.config import AlertConfig
+from spiders.base import Parsed
 from tests.conftest import migrated_warehouse, shipped_exchanges
 from tests.inprocess import run_parsed
-from warehouse import db
+from warehouse import db, load
 
 T0 = datetime(2026, 11, 1, 2, 0, tzinfo=timezone.utc)
 KEY_H100 = "1x H100 SXM 80GB on-demand"
@@ -40,12 +40,12 @@ class Warehouse:
         con = db.connect(self.path)
         try:
             db.migrate(con)
-            history = db.recent_item_counts(con)
-            outcomes = [collect.judge_crawl(run_parsed(p, page, captured_at=at), history.get(p, []))
+            history = load.recent_item_counts(con)
+            outcomes = [judge.judge_crawl(run_parsed(p, page, captured_at=at), history.get(p, []))
                         for p, page in sorted(pages.items())]
-            run, pr, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
+            run, pr, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
                                                        known_providers=list(known))
-            db.load_run(con, run, pr, offers, facts)
+            store.load_run(con, run, pr, offers, facts)
             derive_alerts(con, run["run_id"], AlertConfig())
         finally:
             con.close()
@@ -152,7 +152,7 @@ def test_a_big_move_shared_by_the_market_is_not_held(wh):
 
 def test_spot_above_on_demand_means_the_parse_is_wrong(wh):
     page = parsed(("H100 SXM", "$2.00", "on-demand"), ("H100 SXM", "$2.50", "spot"))
-    outcome = collect.judge_crawl(run_parsed("acme", page))
+    outcome = judge.judge_crawl(run_parsed("acme", page))
     assert outcome.status == "suspect"
     assert "spot price(s) above the on-demand price" in outcome.error
 
@@ -161,9 +161,9 @@ def test_an_instance_price_that_does_not_divide_into_the_printed_per_gpu_price_i
     p = Parsed()
     p.offer(gpu_label="B200 SXM6", gpu_count=8, billing="on-demand", price_raw="$43.46",
             price_unit="instance_hour", stated_per_gpu="$5.4325")
-    assert collect.judge_crawl(run_parsed("acme", p)).status == "ok"
+    assert judge.judge_crawl(run_parsed("acme", p)).status == "ok"
     p.offers[0]["stated_per_gpu"] = "$6.43"
-    outcome = collect.judge_crawl(run_parsed("acme", p))
+    outcome = judge.judge_crawl(run_parsed("acme", p))
     assert outcome.status == "suspect" and "instance and per-GPU prices disagree" in outcome.error
 
 
@@ -172,7 +172,7 @@ def test_many_identical_layout_errors_are_one_short_line_with_a_count():
     for n in range(39):
         p.error("https://api.example.test/graphql: expected a JSON object with a 'data' object, found NoneType")
     p.error("https://api.example.test/graphql: GraphQL error: 'rate limited'")
-    outcome = collect.judge_crawl(run_parsed("acme", p))
+    outcome = judge.judge_crawl(run_parsed("acme", p))
     assert outcome.status == "failed"
     assert outcome.error.count("expected a JSON object") == 1 and "(x39)" in outcome.error
     assert "rate limited" in outcome.error and len(outcome.error) < 400
@@ -227,7 +227,7 @@ def test_a_never_seen_offer_that_undercuts_nothing_cited_is_not_held(wh):
 
 def test_losing_half_of_the_offers_is_a_collapse():
     six = [{"is_priced": True, "billing": "on-demand", "tier": "on-demand"}] * 3
-    from pricewatch import monitors
+    from pricewatch.collect import monitors
     assert monitors.check("acme", six, {}, previous_counts=[6, 6, 6])          # 3 of 6: suspect
     assert not monitors.check("acme", six + six[:1], {}, previous_counts=[6, 6, 6])
 
@@ -237,14 +237,15 @@ def test_a_billing_whose_every_price_vanished_is_suspect_even_when_the_others_pa
     p = parsed(("H100 SXM", "(empty)"), ("H200 SXM", "(empty)"), ("L40S", "(empty)"),
                ("H100 SXM", "$1.00", "spot"), ("H200 SXM", "$1.50", "spot"), ("L40S", "$0.40", "spot"),
                ("A100 80GB", "$0.50", "spot"), ("B200", "$2.00", "spot"))
-    outcome = collect.judge_crawl(run_parsed("acme", p))
+    outcome = judge.judge_crawl(run_parsed("acme", p))
     assert outcome.status == "suspect"
     assert "none of the 3 on-demand offers has a price" in outcome.error
 
 
 def test_pricewatch_claims_shows_a_held_reading_only_as_held(wh):
     from typer.testing import CliRunner
-    from pricewatch.cli import app
+
+    from pricewatch.cli.main import app
     cheap = Parsed()
     cheap.offer(gpu_label="B200 SXM6", gpu_count=8, billing="on-demand", price_raw="$30.00", price_unit="instance_hour")
     evaluated_run(wh, 0, **seed_pages())

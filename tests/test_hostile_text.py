@@ -20,12 +20,18 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from markdown_it import MarkdownIt
 
-from flows.outcome import MAX_MESSAGE, claims_markdown, message, provider_rows, providers_description
-from pricewatch import collect
+from flows.outcome import (
+    MAX_MESSAGE,
+    claims_markdown,
+    message,
+    provider_rows,
+    providers_description,
+)
 from pricewatch.claims import rules as R
 from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.claims.pages import tables_of
-from pricewatch.claims.report import write_report
+from pricewatch.collect import judge, replays, store
+from pricewatch.reports.claims_report import write_report
 from spiders.base import Parsed
 from tests.inprocess import CAPTURED_AT, run_parsed
 from warehouse import db
@@ -50,7 +56,7 @@ JA_URL = "https://example.test/ja/価格"
 CELL_CAP, PROSE_CAP = 300, 600
 
 
-def night(day: datetime, massed_ok: bool) -> list[collect.ProviderOutcome]:
+def night(day: datetime, massed_ok: bool) -> list[judge.ProviderOutcome]:
     massed = Parsed()
     if massed_ok:
         massed.offer(gpu_label="B200 SXM6", gpu_count=8, billing="on-demand", price_raw="$43.46",
@@ -89,7 +95,7 @@ def night(day: datetime, massed_ok: bool) -> list[collect.ProviderOutcome]:
                run_parsed("lambda_cloud", lam, JS_URL, day),
                run_parsed("gpuwithcrypto", own, ODD_HTTP_URL, day),
                run_parsed("arrakis", market, JA_URL, day)]
-    return [collect.judge_crawl(r) for r in results]
+    return [judge.judge_crawl(r) for r in results]
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +106,9 @@ def hostile_run(tmp_path_factory):
     try:
         for n, massed_ok in enumerate((True, False)):
             outcomes = night(CAPTURED_AT + timedelta(days=n), massed_ok)
-            run, prs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
-                                                        known_providers=collect.all_providers())
-            db.load_run(con, run, prs, offers, facts)
+            run, prs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
+                                                        known_providers=replays.all_providers())
+            store.load_run(con, run, prs, offers, facts)
             claims = evaluate_claims(con, run["run_id"])
         paths = write_report(con, base / "report")
     finally:

@@ -8,7 +8,7 @@ values, never off the parser's output. Prices are USD per GPU-hour ("$2.99/GPU/h
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.hot_aisle import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -17,16 +17,16 @@ URL = "https://hotaisle.xyz/pricing"
 BODY = (CAPTURES_SRC / "2026-08-22" / "hot_aisle" / "pricing.html").read_text(encoding="utf-8")
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("hot_aisle", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
-def result() -> collect.CrawlResult:
+def result() -> crawl_process.CrawlResult:
     return run()
 
 
@@ -35,7 +35,7 @@ def by_count(result) -> dict[int, dict]:
 
 
 def test_real_page_is_ok_with_the_three_plans(result):
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: 'plan "Small" (VM, 1x) $2.99/GPU/hr on-demand; plan "Medium" (VM, "2x &amp; 4x" in the
     # HTML) $2.99/GPU/hr on-demand; plan "Large" (Bare metal, 8x) $3.39/GPU/hr with a one-month minimum'.
@@ -113,7 +113,7 @@ def test_cards_gone_fails():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("hot_aisle", shipped("hot_aisle"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     small = by_count(result)[1]
     assert (small["price_per_gpu_hour"], small["gpu_model"], small["billing"]) == (2.99, "MI300X", "on-demand")
     assert small["capture"]["source_url"] == URL and small["capture"]["captured_at"].startswith("2026-08-22T12:00:00")

@@ -25,10 +25,10 @@ from datetime import datetime, timezone
 import pytest
 from playwright.sync_api import sync_playwright
 
-from pricewatch import collect
 from pricewatch.claims.evaluate import evaluate_claims
-from pricewatch.claims.report import write_report
-from pricewatch.replays import uses_browser
+from pricewatch.collect import judge, replays, store
+from pricewatch.collect.replays import uses_browser
+from pricewatch.reports.claims_report import write_report
 from spiders.arrakis import parse_page
 from tests.conftest import CAPTURES, CAPTURES_SRC
 from tests.inprocess import capture_ref, run_parsed
@@ -48,10 +48,10 @@ PAGE_GPUS = ["L40S", "A100 80GB", "H100", "H200", "B200", "RTX 4090", "RTX 3090"
 
 
 def _load(con, results, captured_at=None) -> str:
-    outcomes = [collect.judge_crawl(r) for r in results]
-    run, prs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
-                                                captured_at=captured_at, known_providers=collect.all_providers())
-    db.load_run(con, run, prs, offers, facts)
+    outcomes = [judge.judge_crawl(r) for r in results]
+    run, prs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
+                                                captured_at=captured_at, known_providers=replays.all_providers())
+    store.load_run(con, run, prs, offers, facts)
     evaluate_claims(con, run["run_id"])
     return run["run_id"]
 
@@ -75,10 +75,10 @@ def report(tmp_path_factory, crawl):
     base = tmp_path_factory.mktemp("html-report")
     con = db.connect(base / "pricewatch.duckdb")
     try:
-        for batch in collect.replay_batches(CAPTURES):
-            providers = [p for p in collect.providers_in_archive(batch) if not uses_browser(p)]
+        for batch in replays.replay_batches(CAPTURES):
+            providers = [p for p in replays.providers_in_archive(batch) if not uses_browser(p)]
             _load(con, [crawl(p, batch / f"{p}.warc.gz") for p in providers],
-                  captured_at=collect.archive_capture_times(batch))
+                  captured_at=replays.archive_capture_times(batch))
         run_id = _load(con, [_night_of_arrakis()])
         claims = con.execute("SELECT count(*) FROM latest_claim_status").fetchone()[0]
         with pytest.MonkeyPatch.context() as mp:

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.hyperbolic import RENTAL_OPTIONS, parse_rental_options
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import by_key, run_parsed
@@ -18,7 +18,7 @@ from tests.inprocess import by_key, run_parsed
 TEXT = (CAPTURES_SRC / "2026-08-29" / "hyperbolic" / "rental_options.json").read_text(encoding="utf-8")
 
 
-def run(text: str = TEXT) -> collect.CrawlResult:
+def run(text: str = TEXT) -> crawl_process.CrawlResult:
     return run_parsed("hyperbolic", parse_rental_options(text, RENTAL_OPTIONS), url=RENTAL_OPTIONS)
 
 
@@ -40,7 +40,7 @@ def offers() -> dict[str, dict]:
 
 def test_the_real_answer_is_13_usd_offers_in_cents_per_instance_hour(offers):
     result = run()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 13 and result.report["unknown_labels"] == []
     assert all((o["currency"], o["price_unit"], o["billing"]) == ("USD", "instance_hour", "on-demand")
                for o in result.items)
@@ -73,7 +73,7 @@ def test_the_sanitized_supplier_cost_is_never_read():
 
 def test_a_dollar_figure_in_the_cents_field_fails_not_a_3_cent_gpu():
     result = run(changed(0, costPerHourCents=3.19))
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert outcome.status == "failed"
     assert "costPerHourCents is not whole cents (unit changed?): #0 h100 x1 @us-east-1=3.19" in outcome.error
 
@@ -92,7 +92,7 @@ def test_zero_cents_is_unpriced_not_free():
 
 def test_a_disabled_option_is_no_offer_and_a_fact():
     result = run(changed(0, enabled=False))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 12
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 12
     assert result.facts[0]["fact"] == "disabled_options" and result.facts[0]["value_text"] == "h100 x1 @us-east-1"
 
 
@@ -107,12 +107,12 @@ def test_nodes_that_disagree_with_the_gpu_count_fail():
     ("<html>502 Bad Gateway</html>", "not a JSON document we can read"),
 ])
 def test_an_answer_without_options_fails(text, message):
-    outcome = collect.judge_crawl(run(text))
+    outcome = judge.judge_crawl(run(text))
     assert outcome.status == "failed" and message in outcome.error
 
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("hyperbolic", shipped("hyperbolic"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 13
     assert {i["capture"]["source_url"] for i in result.items} == {RENTAL_OPTIONS}

@@ -6,7 +6,7 @@ The page has no <table>: prices sit in card/grid divs (issue #8 defect)."""
 
 import re
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.hyperstack import parse_pricing_page
 from tests.conftest import CAPTURES, CAPTURES_SRC
 from tests.inprocess import by_key, run_parsed
@@ -19,7 +19,7 @@ RESERVED = "reserved (starting from)"
 
 def run(body: str = BODY):
     result = run_parsed("hyperstack", parse_pricing_page(body, URL), url=URL)
-    return result, collect.judge_crawl(result)
+    return result, judge.judge_crawl(result)
 
 
 def offers_of(result, billing):
@@ -190,7 +190,7 @@ def test_contact_us_is_unpriced_and_na_is_not_an_offer():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("hyperstack", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 30
     offers = {(i["billing"], i["gpu_label"]): i for i in result.items}
     assert offers[("on-demand", "NVIDIA H200 SXM")]["price_per_gpu_hour"] == 3.99

@@ -20,7 +20,7 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.jarvislabs import JarvislabsSpider, parse_rendered
 from tests.conftest import CAPTURES, CAPTURES_SRC
 from tests.inprocess import by_key, capture_ref, run_parsed
@@ -60,7 +60,7 @@ def test_rendered_page_offers_by_tier_and_status_ok():
     # 5 rows; spot "—" for H200 and H100 (no spot offer); 3 terms per row, 12 months "Contact sales".
     tiers = [i["tier"] for i in result.items]
     assert (tiers.count("on-demand"), tiers.count("spot"), tiers.count("reserved"), len(tiers)) == (5, 3, 15, 23)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert all("offer_key" not in o for o in parsed.offers)  # the pipeline builds it
 
 
@@ -131,7 +131,7 @@ def test_same_gpu_in_another_region_is_another_offer():
     _, result = run(replace_once(RENDERED, row, row + other))
     prices = {i["region"]: i["price_per_gpu_hour"] for i in result.items if i["sku"] == "H100" and i["billing"] == "on-demand"}
     assert prices == {"europe-01": 3.49, "india-noida-01": 2.99}
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 # --- the script did not (fully) run -----------------------------------------------------------
@@ -143,7 +143,7 @@ def test_without_the_json_the_page_script_reports_an_error_and_the_run_fails():
     assert parsed.errors == [f"{PAGE}: spot and term prices were not filled in by the page's script "
                              "(data-live-prices='error': Failed to fetch); they load from /misc/server_meta"]
     assert {i["billing"] for i in result.items} == {"on-demand"}  # "Unavailable" is never a price
-    assert collect.judge_crawl(result).status == "failed"
+    assert judge.judge_crawl(result).status == "failed"
 
 
 def test_the_page_as_served_has_no_script_prices_and_fails():
@@ -151,7 +151,7 @@ def test_the_page_as_served_has_no_script_prices_and_fails():
     parsed, result = run(AS_SERVED)
     assert len(parsed.errors) == 1 and "data-live-prices=None: the page's script never finished" in parsed.errors[0]
     assert {i["billing"] for i in result.items} == {"on-demand"}
-    assert collect.judge_crawl(result).status == "failed"
+    assert judge.judge_crawl(result).status == "failed"
 
 
 def test_cells_left_empty_by_the_script_are_one_error():
@@ -167,7 +167,7 @@ def test_cells_left_empty_by_the_script_are_one_error():
 def test_no_price_table_fails_naming_it():
     parsed, result = run(RENDERED.replace('id="gpu-pricing"', 'id="gpu-prices-v2"'))
     assert parsed.errors == [f"{PAGE}: no table#gpu-pricing (the GPU price table)"]
-    assert collect.judge_crawl(result).status == "failed"
+    assert judge.judge_crawl(result).status == "failed"
 
 
 def test_renamed_on_demand_header_fails_naming_it():
@@ -184,7 +184,7 @@ def test_removed_spot_column_fails_naming_it():
         f"{PAGE}: table#gpu-pricing has no 'Spot' column (headers: GPU, vRAM, vCPU / RAM per GPU, Region, "
         "On-demand, 1 month, 6 months, 12 months)",
         f"{PAGE}: table#gpu-pricing rows have 9 cells for 8 column headers (rows not read)"]
-    assert collect.judge_crawl(result).status == "failed"
+    assert judge.judge_crawl(result).status == "failed"
 
 
 def test_a_spot_column_gone_from_header_and_rows_still_fails():
@@ -196,7 +196,7 @@ def test_a_spot_column_gone_from_header_and_rows_still_fails():
     assert offer(result, "H100", "on-demand")["price_per_gpu_hour"] == 3.49
     assert offer(result, "L4", "reserved", "1 month")["price_per_gpu_hour"] == 0.40
     assert not [i for i in result.items if i["billing"] == "spot"]
-    assert collect.judge_crawl(result).status == "failed"
+    assert judge.judge_crawl(result).status == "failed"
 
 
 def test_unit_statement_change_fails():
@@ -211,7 +211,7 @@ def test_price_cells_in_another_unit_are_one_error():
     parsed, result = run(html)
     assert parsed.errors == [f"{PAGE}: 2 cell(s) not read as '$x.xx/hr', 'Contact sales' or '—': "
                              "H100 SXM On-demand '$2513/mo', A100 80GB 1 month '€1.34/hr'"]
-    assert collect.judge_crawl(result).status == "failed"
+    assert judge.judge_crawl(result).status == "failed"
     assert not [i for i in result.items if i["sku"] == "H100" and i["billing"] == "on-demand"]
 
 
@@ -258,7 +258,7 @@ def test_the_shipped_warc_replays_in_chromium(crawl):
     """Page, stylesheet, script and the JSON the script fetches all from the WARC; the spider's
     render parses to exactly the offers of the committed rendered-DOM fixture."""
     result = crawl("jarvislabs", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     report = result.report
     assert report["replay_missing"] == 0 and report["failed_urls"] == []
     # The page, its stylesheet, its script and the script's JSON; robots.txt is not recorded (404).

@@ -4,7 +4,7 @@ recorded markup (quoted) or SOURCE.md's asserted values, never off the parser's 
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.lambda_cloud import parse_pricing
 from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
 from tests.inprocess import by_key, run_parsed
@@ -19,12 +19,12 @@ def page() -> str:
     return BODY.read_text(encoding="utf-8")
 
 
-def run(text: str) -> collect.CrawlResult:
+def run(text: str) -> crawl_process.CrawlResult:
     return run_parsed("lambda_cloud", parse_pricing(text, URL), url=URL)
 
 
-def failed(text: str) -> collect.ProviderOutcome:
-    outcome = collect.judge_crawl(run(text))
+def failed(text: str) -> judge.ProviderOutcome:
+    outcome = judge.judge_crawl(run(text))
     assert outcome.status == "failed"
     assert outcome.error.startswith("lambda_cloud:")
     return outcome
@@ -50,7 +50,7 @@ def test_every_on_demand_row_is_an_offer_with_its_tab_gpu_count(page):
     assert {o["price_unit"] for o in offers} == {"gpu_hour"}
     assert all(o["self_service"] and o["tier"] == "on-demand" and o["currency"] == "USD" for o in offers)
     assert result.report["duplicates_dropped"] == 0 and result.report["conflicting_duplicates"] == []
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_b200_is_priced_per_gpu_at_each_tab_count(page):
@@ -102,7 +102,7 @@ def test_a_label_the_catalog_does_not_know_is_news_not_a_failure(page):
     assert result.report["unknown_labels"] == ["NVIDIA Zephyr Z9"]
     new = [o for o in result.items if o["gpu_label"] == "NVIDIA Zephyr Z9"]
     assert [(o["gpu_model"], o["price_per_gpu_hour"]) for o in new] == [(None, 0.69)]
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_one_click_clusters_are_reserved_sales_booked_offers_with_their_term(page):
@@ -146,7 +146,7 @@ def test_the_islands_blob_copies_are_never_read(page):
     assert {o["price_per_gpu_hour"] for o in result.items if o["gpu_label"] == "NVIDIA B200 SXM6"
             and o["gpu_count"] == 8} == {6.69}
     assert result.report["duplicates_dropped"] == 0
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_a_page_whose_rendered_tables_are_gone_does_not_fall_back_to_the_blob(page):
@@ -205,7 +205,7 @@ def test_swapped_tab_labels_are_caught_by_the_vcpu_sizes(page):
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("lambda_cloud", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = by_key(result)
     assert len(offers) == 28
     b200 = [o for o in offers.values() if o["gpu_label"] == "NVIDIA B200 SXM6" and o["gpu_count"] == 8]

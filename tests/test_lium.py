@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.lium import EXECUTORS, parse_executors
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -17,7 +17,7 @@ from tests.inprocess import run_parsed
 TEXT = (CAPTURES_SRC / "2026-08-22" / "lium" / "executors.json").read_text(encoding="utf-8")
 
 
-def run(text: str = TEXT) -> collect.CrawlResult:
+def run(text: str = TEXT) -> crawl_process.CrawlResult:
     return run_parsed("lium", parse_executors(text, EXECUTORS), url=EXECUTORS)
 
 
@@ -35,7 +35,7 @@ def offers() -> dict[str, dict]:
 
 def test_the_real_book_is_17_listings_per_gpu_hour(offers):
     result = run()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 17 and result.report["unknown_labels"] == []
     assert all((o["currency"], o["price_unit"]) == ("USD", "gpu_hour") for o in result.items)
     # SOURCE.md: "Tiers: secure 16, spot 1."
@@ -83,7 +83,7 @@ def test_a_zero_price_is_unpriced_not_free():
 
 
 def test_a_price_as_text_fails_naming_the_row():
-    outcome = collect.judge_crawl(run(changed("e1b995fb", price_per_gpu="$0.33/hr")))
+    outcome = judge.judge_crawl(run(changed("e1b995fb", price_per_gpu="$0.33/hr")))
     assert outcome.status == "failed" and "1 price_per_gpu is not a price: e1b995fb" in outcome.error
 
 
@@ -102,10 +102,10 @@ def test_a_renamed_price_field_fails_for_every_row():
     ('{"detail": "rate limited"}', "expected a JSON list of executors, found dict"),
 ])
 def test_an_answer_without_executors_fails(text, message):
-    outcome = collect.judge_crawl(run(text))
+    outcome = judge.judge_crawl(run(text))
     assert outcome.status == "failed" and message in outcome.error
 
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("lium", shipped("lium"))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 17
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 17

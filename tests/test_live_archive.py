@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch import collect, evidence, wacz
+from pricewatch.collect import crawl_process
+from pricewatch.evidence import lookup as evidence
+from pricewatch.evidence import wacz
 from tests.conftest import STANDIN_SETTINGS, shipped_exchanges
 
 
@@ -18,7 +20,7 @@ def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_p
     standin.expect_request("/pricing").respond_with_data(page, content_type="text/html; charset=utf-8")
     archive = tmp_path / "archive"
     spider_args = {"pricing_url": standin.url_for("/pricing")}
-    result = collect.run_crawl("massed_compute", tmp_path / "live", archive_dir=archive,
+    result = crawl_process.run_crawl("massed_compute", tmp_path / "live", archive_dir=archive,
                                spider_args=spider_args, settings=STANDIN_SETTINGS)
     assert result.returncode == 0, result.log_tail
     today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
@@ -43,7 +45,7 @@ def test_live_run_writes_a_dated_warc_and_its_replay_gives_the_same_offers(tmp_p
     # Offers store the path relative to the archive root: <date>/<file>, not this machine's path.
     assert {i["capture"]["warc_file"] for i in live} == {f"{today}/{warcs[0].name}"}
     standin.stop()  # the replay must not need the network
-    replayed = collect.run_crawl("massed_compute", tmp_path / "replay", replay=warcs[0],
+    replayed = crawl_process.run_crawl("massed_compute", tmp_path / "replay", replay=warcs[0],
                                  spider_args=spider_args, settings=STANDIN_SETTINGS)
     def strip(items):
         return sorted((i["offer_key"], i["price_per_hour"], i["price_text"]) for i in items)
@@ -66,7 +68,7 @@ def test_a_browser_page_is_archived_as_received_and_its_rendered_dom_as_a_conver
         if path == "/pricing":
             body = body.replace(b"https://backendn.jarvislabs.net", api.encode())
         standin.expect_request(path).respond_with_data(body, content_type=ex["headers"]["Content-Type"])
-    result = collect.run_crawl("jarvislabs", tmp_path / "live", archive_dir=tmp_path / "archive",
+    result = crawl_process.run_crawl("jarvislabs", tmp_path / "live", archive_dir=tmp_path / "archive",
                                spider_args={"pricing_url": standin.url_for("/pricing")}, settings=STANDIN_SETTINGS)
     assert result.returncode == 0 and result.items, result.log_tail
     (warc,) = (tmp_path / "archive").glob("*/jarvislabs-*.warc.gz")
@@ -101,7 +103,7 @@ def test_a_browser_page_is_archived_as_received_and_its_rendered_dom_as_a_conver
     assert ev.excerpt[1] == "$1.34/hr" and ev.found_in.endswith("rendered from the page that loaded this response)")
     # The archive replays: the browser renders the page again from the network records.
     standin.stop()
-    replayed = collect.run_crawl("jarvislabs", tmp_path / "replay", replay=warc,
+    replayed = crawl_process.run_crawl("jarvislabs", tmp_path / "replay", replay=warc,
                                  spider_args={"pricing_url": page}, settings=STANDIN_SETTINGS)
     def strip(items):
         return sorted((i["offer_key"], i["price_per_hour"]) for i in items)

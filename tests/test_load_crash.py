@@ -5,7 +5,6 @@ a large run's offers into the database file, before its COMMIT."""
 
 from __future__ import annotations
 
-import pytest
 import os
 import pickle
 import signal
@@ -15,7 +14,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pricewatch import collect
+import pytest
+
+from pricewatch.collect import judge, store
 from tests.conftest import ROOT, shipped
 from warehouse import db
 
@@ -37,8 +38,8 @@ print("committed" if load_run.fn(db_path, run, provider_runs, big, facts) else "
 
 
 def build(crawl, as_of: datetime | None):
-    outcomes = [collect.judge_crawl(crawl(p, shipped(p))) for p in ("massed_compute", "thunder_compute")]
-    return collect.build_run(outcomes, "replay", datetime.now(timezone.utc), as_of, None)
+    outcomes = [judge.judge_crawl(crawl(p, shipped(p))) for p in ("massed_compute", "thunder_compute")]
+    return judge.build_run(outcomes, "replay", datetime.now(timezone.utc), as_of, None)
 
 
 def snapshot(db_path: Path) -> dict:
@@ -70,7 +71,7 @@ def test_a_load_killed_mid_transaction_leaves_the_previous_state_and_the_rerun_l
     # The previous night, loaded normally.
     run, pr, offers, facts = build(crawl, None)
     con = db.connect(db_path)
-    assert db.load_run(con, run, pr, offers, facts)
+    assert store.load_run(con, run, pr, offers, facts)
     con.execute("CHECKPOINT")
     con.close()
     before = snapshot(db_path)

@@ -5,7 +5,7 @@ many rows (checked by their hashes first). Pure function of the frame: ~0.1 s.""
 import pandas as pd
 import pytest
 
-from warehouse.load import _refuse_duplicates
+from warehouse.uniqueness import _refuse_duplicates
 
 
 def _offers(n: int, run_id: str = "run-1") -> pd.DataFrame:

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from pricewatch import collect
 from pricewatch.claims.evaluate import evaluate_claims
+from pricewatch.collect import judge, store
 from spiders.base import Parsed
 from tests.inprocess import run_parsed
 from warehouse import db, marts
-from warehouse.load import query_sql
+from warehouse.sql_files import query_sql
 
 DAY1 = datetime(2026, 10, 27, 2, 0, tzinfo=timezone.utc)
 DAY2 = datetime(2026, 10, 28, 2, 0, tzinfo=timezone.utc)
@@ -48,11 +48,11 @@ def _thunder(prototyping: str, production: str) -> Parsed:
 
 
 def _load(con, results) -> str:
-    outcomes = [collect.judge_crawl(r) for r in results]
-    run, provider_runs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
+    outcomes = [judge.judge_crawl(r) for r in results]
+    run, provider_runs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), None, None,
                                                           known_providers=["massed_compute", "thunder_compute",
                                                                            "shadeform"])
-    assert db.load_run(con, run, provider_runs, offers, facts)
+    assert store.load_run(con, run, provider_runs, offers, facts)
     evaluate_claims(con, run["run_id"])
     return run["run_id"]
 

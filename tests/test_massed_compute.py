@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.massed_compute import flight_stream, parse_pricing
 from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
 from tests.inprocess import by_key, run_parsed
@@ -25,12 +25,12 @@ REAL = (ROOT / "tests" / "real" / "massedcompute" / "pricing_rsc_excerpt.html").
 CAPTURE = CAPTURES / "2026-08-22" / "massed_compute.warc.gz"
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("massed_compute", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 def offer(offers, label, count, variant=None):
@@ -52,7 +52,7 @@ def test_capture_body_is_the_recording_inside_the_documented_envelope_only():
 
 def test_real_page_is_ok_25_offers_23_priced_each_printed_twice():
     result = run()
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "50 row keys, 23 distinct priced (label, count) rows"; + 2 "Request" rows.
     assert len(re.findall(r'-x \d+-\d+\\",\{', REAL)) == 50
@@ -171,7 +171,7 @@ def test_desktop_row_resolves_its_deferred_price_chunk_and_agrees_with_the_mobil
     # A client-component module line for the "$L13" link (type position) and "$L32" as content
     # that resolves to a module: components, not prices.
     result = run(with_b200_desktop_chunks("$$43.46", '13:I["4235",["static/chunks/4235.js"],"default"]\n'))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert result.report["duplicates_dropped"] == 24  # the B200 desktop copy is now read, and agrees
     assert by_key(result)["8x B200 SXM6 on-demand"]["price_per_hour"] == 43.46
 
@@ -192,7 +192,7 @@ def test_a_reference_resolving_to_a_module_line_is_a_component_not_content():
     # price, and the desktop row still gives 23.36; nothing borrowed, nothing broken.
     body = BODY.replace("7d:[", '7d:I["77",[],"Price"]\\n7x:[', 1)
     result = run(body)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     nvl8 = offer(by_key(result), "H100 NVL (94GB)", 8, "NVLink")
     assert nvl8["price_per_hour"] == 23.36
 
@@ -242,7 +242,7 @@ def test_quantity_badge_disagreeing_with_the_key_fails():
 
 def test_replay_of_the_shipped_real_capture(crawl):
     result = crawl("massed_compute", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = by_key(result)
     assert len(offers) == 25
     b200 = offers["8x B200 SXM6 on-demand"]

@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.nebius import parse_prices
 from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
 from tests.inprocess import by_key, run_parsed
@@ -30,13 +30,13 @@ AUG_DAY, SEP_DAY, OCT_DAY = date(2026, 8, 22), date(2026, 9, 28), date(2026, 10,
 CAPTURE = CAPTURES / "2026-09-28" / "nebius.warc.gz"
 
 
-def run(text: str, on: date) -> collect.CrawlResult:
+def run(text: str, on: date) -> crawl_process.CrawlResult:
     at = datetime(on.year, on.month, on.day, 12, tzinfo=timezone.utc)
     return run_parsed("nebius", parse_prices(text, URL, on), url=URL, captured_at=at)
 
 
-def judged(text: str, on: date = SEP_DAY) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(text, on))
+def judged(text: str, on: date = SEP_DAY) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(text, on))
 
 
 def offer(result, label, tier, variant=None):
@@ -105,7 +105,7 @@ def test_aug_fourteen_prices_and_no_lookalike_tables(aug):
     # CPU-only ("AMD EPYC Genoa", "from $0.10"), Storage ("$0.0800") and Other services are not GPU offers
     assert {o["gpu_model"] for o in aug.items} == {"GB300", "B300", "GB200", "B200", "H200", "H100", "RTX PRO 6000", "L40S"}
     assert {o["gpu_count"] for o in aug.items} == {1}
-    outcome = collect.judge_crawl(aug)
+    outcome = judge.judge_crawl(aug)
     assert (outcome.status, outcome.warnings) == ("ok", [])
 
 
@@ -156,7 +156,7 @@ def test_sep_contact_us_rows_and_lookalike_tables(sep):
         assert [i["billing"] for i in sep.items if i["gpu_label"] == label] == ["on-demand"]
     assert len(sep.items) == 16 and sum(o["is_priced"] for o in sep.items) == 14
     assert not {0.10, 0.13, 0.05, 0.06} & {o["price_per_gpu_hour"] for o in sep.items}
-    outcome = collect.judge_crawl(sep)
+    outcome = judge.judge_crawl(sep)
     assert (outcome.status, outcome.warnings) == ("ok", [])
 
 
@@ -243,7 +243,7 @@ def test_page_without_any_table_fails():
 
 def test_replay_of_the_shipped_real_capture(crawl):
     result = crawl("nebius", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = by_key(result)
     h100 = [o for o in offers.values() if o["gpu_label"] == "NVIDIA HGX H100"]
     assert sorted((o["tier"], o["price_per_gpu_hour"]) for o in h100) == [("on-demand", 3.85), ("preemptible (from)", 0.79)]

@@ -1,5 +1,5 @@
 """Network faults of a live crawl, each injected by a real local server misbehaving at a real
-`pricewatch.collect.run_crawl` subprocess (Massed Compute's spider pointed at the stand-in, which
+`pricewatch.collect.judge.run_crawl` subprocess (Massed Compute's spider pointed at the stand-in, which
 serves the shipped page): timeouts, a crawl past its wall-clock limit, 429 with Retry-After,
 503 on every retry, a dropped connection, connection refused, a DNS failure, and a body cut off with and without a
 Content-Length.
@@ -16,13 +16,12 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge, replays
 from spiders import settings as project_settings
 from spiders.massed_compute import parse_pricing
 from tests.conftest import STANDIN_SETTINGS, shipped_exchanges
@@ -180,10 +179,10 @@ def crawls(tmp_path_factory):
     def run(name):
         p = plan[name]
         archive = root / name / "archive"
-        result = collect.run_crawl("massed_compute", root / name / "work", archive_dir=archive,
+        result = crawl_process.run_crawl("massed_compute", root / name / "work", archive_dir=archive,
                                    spider_args={"pricing_url": p["url"]}, timeout_s=p.get("timeout_s"),
                                    settings={**SETTINGS, **p.get("settings", {})})
-        return name, dict(result=result, outcome=collect.judge_crawl(result), url=p["url"],
+        return name, dict(result=result, outcome=judge.judge_crawl(result), url=p["url"],
                           warcs=sorted(archive.rglob("*.warc.gz")))
 
     try:
@@ -315,7 +314,7 @@ def test_refused_and_unresolvable_hosts_fail_fast_in_one_line(crawls, fault, nam
         assert result.transient_failure() is None
         # The nightly flow crawls 4 providers at a time: a night with no network is about
         # ceil(providers / 4) such crawls long.
-        providers = len(collect.all_providers())
+        providers = len(replays.all_providers())
         waves = math.ceil(providers / 4)
         bound = waves * result.duration_s
         worst = waves * (result.duration_s + project_settings.DNS_TIMEOUT)  # a resolver that never answers

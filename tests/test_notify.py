@@ -6,8 +6,8 @@ import logging
 import pytest
 from pytest_httpserver import HTTPServer
 
-from pricewatch.config import ConfigError, load_config
-from pricewatch.notify import redact_url, send
+from pricewatch.alerts.notify import redact_url, send
+from pricewatch.record.config import ConfigError, load_config
 
 SECRET = "xoxb7Secret9Token"
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.oracle_cloud import PRODUCTS, gpu_label, parse_products
 from tests.conftest import CAPTURES, CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -19,7 +19,7 @@ AUG = (CAPTURES_SRC / "2026-08-22" / "oracle_cloud" / "products_usd.json").read_
 OCT = (CAPTURES_SRC / "2026-10-01" / "oracle_cloud" / "ewyluda_products_gpu.json").read_text(encoding="utf-8")
 
 
-def run(text: str = AUG) -> collect.CrawlResult:
+def run(text: str = AUG) -> crawl_process.CrawlResult:
     return run_parsed("oracle_cloud", parse_products(text, PRODUCTS), url=PRODUCTS)
 
 
@@ -36,7 +36,7 @@ def august() -> dict[str, dict]:
 
 def test_the_august_list_has_18_public_gpu_rentals_per_gpu_hour(august):
     result = run()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(august) == 18
     assert all((o["gpu_count"], o["billing"], o["price_unit"], o["currency"]) == (1, "on-demand", "gpu_hour", "USD")
                for o in august.values())
@@ -80,13 +80,13 @@ def test_licences_cloud_at_customer_and_per_node_rows_are_not_offers(august):
 def test_the_october_list_repeats_the_august_prices():
     # SOURCE.md: "Same list prices as the 2026-08-14 file above"; lastUpdated 2026-10-01T14:18:05.193Z.
     october = run(OCT)
-    assert collect.judge_crawl(october).status == "ok"
+    assert judge.judge_crawl(october).status == "ok"
     assert {o["sku"]: o["price_per_gpu_hour"] for o in october.items} == {o["sku"]: o["price_per_gpu_hour"] for o in run().items}
 
 
 def test_a_gpu_item_priced_per_month_fails_as_a_unit_change():
     text = changed("B98415", metricName="GPU Per Month")
-    assert collect.judge_crawl(run(text)).status == "failed"
+    assert judge.judge_crawl(run(text)).status == "failed"
     assert parse_products(text, PRODUCTS).errors == [
         f"{PRODUCTS}: 1 GPU item(s) priced per 'GPU Per Month', not 'GPU Per Hour' (unit changed?): B98415"]
 
@@ -98,14 +98,14 @@ def test_a_gpu_item_without_a_usd_price_fails():
 
 
 def test_an_answer_without_items_or_without_gpu_items_fails():
-    assert "expected a JSON object with a 'items' list" in collect.judge_crawl(run('{"error": "maintenance"}')).error
+    assert "expected a JSON object with a 'items' list" in judge.judge_crawl(run('{"error": "maintenance"}')).error
     cpu_only = json.dumps({"lastUpdated": "2026-08-14T09:09:55.872Z",
                            "items": [i for i in json.loads(AUG)["items"] if i["metricName"] != "GPU Per Hour"]})
-    outcome = collect.judge_crawl(run(cpu_only))
+    outcome = judge.judge_crawl(run(cpu_only))
     assert outcome.status == "failed" and "no item of service category Compute - GPU" in outcome.error
 
 
 def test_replay_of_the_latest_real_capture(crawl):
     assert shipped("oracle_cloud") == CAPTURES / "2026-10-01" / "oracle_cloud.warc.gz"
     result = crawl("oracle_cloud", shipped("oracle_cloud"))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 18
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 18

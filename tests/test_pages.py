@@ -11,8 +11,8 @@ from decimal import Decimal
 import pytest
 
 from pricewatch.claims import pages
-from pricewatch.claims.page_report import published_original
 from pricewatch.claims.rules import load_rules
+from pricewatch.reports.page_report import published_original
 
 RULES = load_rules()
 PAGES = sorted(RULES.pages)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from pricewatch import service
-from tests.conftest import PrefectServer, clean_env, ROOT, shipped, shipped_exchanges
+from pricewatch.server import prefect_processes, serve
+from tests.conftest import ROOT, PrefectServer, clean_env, shipped, shipped_exchanges
 from warehouse import db
 
 POOL = "pricewatch-local"
@@ -65,15 +65,15 @@ def cited_prices(db_path: Path) -> dict[str, float]:
 @pytest.mark.slow   # heavy (deploy, a process worker, a full nightly run: ~30 s): CI runs it with -m slow
 def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(server, tmp_path):
     env = server.env
-    timed("work-pool create", service.ensure_pool, env, ROOT)
-    timed("deploy --all", service.deploy, env, ROOT)
+    timed("work-pool create", prefect_processes.ensure_pool, env, ROOT)
+    timed("deploy --all", prefect_processes.deploy, env, ROOT)
 
     deployment = api(server, "GET", "/deployments/name/collect-prices/nightly")
     [schedule] = deployment["schedules"]
     assert (schedule["schedule"]["cron"], schedule["schedule"]["timezone"], schedule["active"]) == ("0 2 * * *", "UTC", True)
     assert deployment["work_pool_name"] == POOL
     # No checkout path is stored: the worker finds its own checkout when a run starts.
-    assert deployment["pull_steps"] == [{"pricewatch.service.enter_checkout": {}}]
+    assert deployment["pull_steps"] == [{"pricewatch.server.prefect_processes.enter_checkout": {}}]
     backfill = api(server, "GET", "/deployments/name/backfill-prices/backfill")
     assert backfill["schedules"] == [] and backfill["parameters"]["archives"] == "data/archive"
 
@@ -83,19 +83,19 @@ def test_nightly_deployment_runs_on_a_process_worker_and_fills_the_warehouse(ser
     for p in ("massed_compute", "thunder_compute"):
         (seeds / f"{p}.warc.gz").symlink_to(shipped(p))
     params = {"replay": str(seeds), "db_path": str(db_path)}
-    out = service.run_prefect(["deployment", "run", "collect-prices/nightly", "--params", json.dumps(params)],
+    out = prefect_processes.run_prefect(["deployment", "run", "collect-prices/nightly", "--params", json.dumps(params)],
                               env, ROOT).stdout
     flow_run_id = re.search(r"UUID: ([0-9a-f-]{36})", out).group(1)
 
     # Started from another folder, with no PRICEWATCH_HOME: the pull step finds the checkout.
     worker_env = {k: v for k, v in env.items() if k != "PRICEWATCH_HOME"}
-    worker = service.start_group(service.prefect_cmd("worker", "start", "--pool", POOL, "--run-once"),
+    worker = prefect_processes.start_group(prefect_processes.prefect_cmd("worker", "start", "--pool", POOL, "--run-once"),
                                  worker_env, tmp_path / "worker.log", cwd=tmp_path)
     t = time.monotonic()
     try:
         worker.wait(timeout=150)
     finally:
-        service.stop_group(worker)
+        prefect_processes.stop_group(worker)
     TIMINGS["worker --run-once (pick up + run)"] = time.monotonic() - t
 
     run = api(server, "GET", f"/flow_runs/{flow_run_id}")
@@ -256,11 +256,11 @@ def test_backfill_replays_dated_archives_oldest_first_as_nightly_subflows(on_ser
 
 @pytest.mark.slow   # heavy (real processes, ~15-35 s): CI runs it with -m slow
 def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigterm(tmp_path):
-    port = service.free_port()
+    port = prefect_processes.free_port()
     env = clean_env({**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
     out_path = tmp_path / "serve.out"
     t = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli", "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli.main", "serve", "--port", str(port),
                              "--home", str(tmp_path / "prefect")], cwd=ROOT, env=env,
                             stdout=open(out_path, "wb"), stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -282,7 +282,7 @@ def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigte
             workers = api(srv, "POST", f"/work_pools/{POOL}/workers/filter", {})
         assert workers and workers[0]["status"] == "ONLINE"
         # What `pricewatch run` looks for (in <checkout>/.prefect by default) to use this server.
-        assert service.served_api_url(tmp_path / "prefect") == srv.api
+        assert serve.served_api_url(tmp_path / "prefect") == srv.api
 
         t = time.monotonic()
         os.kill(proc.pid, signal.SIGTERM)  # serve itself, not its group: it must stop its children
@@ -291,7 +291,7 @@ def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigte
         for name, pid in pids.items():
             with pytest.raises(ProcessLookupError):
                 os.kill(pid, 0)
-        assert not (tmp_path / "prefect" / service.SERVE_RECORD).exists()
-        assert service.served_api_url(tmp_path / "prefect") is None
+        assert not (tmp_path / "prefect" / serve.SERVE_RECORD).exists()
+        assert serve.served_api_url(tmp_path / "prefect") is None
     finally:
-        service.stop_group(proc)
+        prefect_processes.stop_group(proc)

@@ -1,4 +1,4 @@
-"""`pricewatch run` killed or doubled, with real processes: a real `python -m pricewatch.cli run`
+"""`pricewatch run` killed or doubled, with real processes: a real `python -m pricewatch.cli.main run`
 in a session of its own, its real Prefect server, real Scrapy crawls (one renders a page in
 Chromium), a real DuckDB file.
 
@@ -23,8 +23,9 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 from werkzeug import Response
 
-from pricewatch import crawl, service
-from pricewatch.archive import write_exchanges
+from pricewatch.collect import crawl_process
+from pricewatch.evidence.archive import write_exchanges
+from pricewatch.server import prefect_processes
 from tests.conftest import ROOT, STANDIN_SETTINGS, clean_env, shipped, shipped_exchanges
 from warehouse import db
 
@@ -46,7 +47,7 @@ class Run:
             full_env.pop("PREFECT_API_URL", None)   # the run starts its own server
             full_env["PRICEWATCH_RUN_SERVER"] = "own"   # even if a `pricewatch serve` is running here
         with open(self.out, "wb") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli", "run", *args], cwd=ROOT,
+            self.proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli.main", "run", *args], cwd=ROOT,
                                          env=full_env, stdout=out, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
 
@@ -190,7 +191,7 @@ def test_sigterm_mid_crawl_stops_the_run_and_leaves_nothing(tmp_path, fault):
     finally:
         run.cleanup()
     out = run.output()
-    listening = service.port_in_use("127.0.0.1", port)
+    listening = prefect_processes.port_in_use("127.0.0.1", port)
     state = warehouse_state(path)
     written = sorted(str(p.relative_to(archive)) for p in archive.rglob("*")) if archive.exists() else []
     fault("SIGTERM of `pricewatch run` while Chromium renders a page",
@@ -221,7 +222,7 @@ def test_sigkill_leaves_no_server_listening_and_no_crawl(tmp_path, fault):
         killed = time.monotonic()
         left = left_after(run, 10)
         gone_in = time.monotonic() - killed
-        listening = service.port_in_use("127.0.0.1", port)
+        listening = prefect_processes.port_in_use("127.0.0.1", port)
     finally:
         run.cleanup()
     state = warehouse_state(path)
@@ -312,7 +313,7 @@ def test_two_runs_at_once_on_one_warehouse(tmp_path, prefect_server, fault):
 
 
 def test_a_stopped_live_crawl_leaves_whole_warc_files_and_no_offers(tmp_path, standin, fault):
-    """What SIGTERM does to a live crawl (pricewatch.crawl.stop_crawls, as `pricewatch run` calls
+    """What SIGTERM does to a live crawl (pricewatch.collect.crawl_process.stop_crawls, as `pricewatch run` calls
     it): the provider answered robots.txt and hangs on the price page when the run stops."""
     asked, release = threading.Event(), threading.Event()
 
@@ -325,19 +326,19 @@ def test_a_stopped_live_crawl_leaves_whole_warc_files_and_no_offers(tmp_path, st
     standin.expect_request("/pricing").respond_with_handler(hang)
     archive = tmp_path / "archive"
     results = []
-    worker = threading.Thread(target=lambda: results.append(crawl.run_crawl(
+    worker = threading.Thread(target=lambda: results.append(crawl_process.run_crawl(
         "massed_compute", tmp_path / "live", archive_dir=archive,
         spider_args={"pricing_url": standin.url_for("/pricing")}, settings=STANDIN_SETTINGS)))
     worker.start()
     try:
         assert asked.wait(30), results
         stopping = time.monotonic()
-        stopped = crawl.stop_crawls("test: the run got SIGTERM")
+        stopped = crawl_process.stop_crawls("test: the run got SIGTERM")
         worker.join(15)
         took = time.monotonic() - stopping
     finally:
         release.set()
-        crawl.resume_crawls()
+        crawl_process.resume_crawls()
         worker.join(15)
     [result] = results
     files = sorted(archive.rglob("*.warc.gz"))

@@ -1,10 +1,10 @@
 """The quality gate's screen (pricewatch/quality.py screen), vectorised over a run's offers: one
 batch with a reading for every verdict, each message written out by hand from the rules in the
-module docstring and the bands in warehouse/gpu_catalog.yaml. Pure function, no warehouse: ~10 ms."""
+module docstring and the bands in pricewatch/record/gpu_catalog.yaml. Pure function, no warehouse: ~10 ms."""
 
 import pandas as pd
 
-from pricewatch.quality import screen
+from pricewatch.collect.gate import screen
 
 
 def _offer(provider, key, model, count, price, currency="USD"):
@@ -59,7 +59,7 @@ def test_an_empty_run_and_no_previous_readings():
 
 
 def test_the_cited_prices_are_needed_only_for_an_offer_never_trusted():
-    from pricewatch.quality import may_cite
+    from pricewatch.collect.gate import may_cite
     offers = pd.DataFrame([_offer("acme", "1x H100 on-demand", "H100", 1, 2.0)])
     trusted = pd.DataFrame([{"provider": "acme", "offer_key": "1x H100 on-demand", "trusted_price": 2.1,
                              "last_price": 2.1, "last_held": False}])

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 import pandas as pd
 import pytest
 
+from pricewatch.collect import store
 from tests.conftest import ROOT
 from warehouse import db
 
@@ -25,7 +26,7 @@ from warehouse import db
 READER = r"""
 import json, sys, time
 from pathlib import Path
-from pricewatch.clitools import open_query_connection
+from pricewatch.cli.tools import open_query_connection
 path, stop, log = Path(sys.argv[1]), Path(sys.argv[2]), open(sys.argv[3], "w", buffering=1)
 SQL = '''SELECT r.run_id,
                 (SELECT count(*) FROM offers o WHERE o.run_id = r.run_id) AS stored,
@@ -70,7 +71,7 @@ def test_a_reader_in_a_loop_never_sees_a_half_written_run_and_the_load_is_not_he
     path = tmp_path / "pw.duckdb"
     first = datetime(2026, 10, 28, 2, 0, tzinfo=timezone.utc)
     con = db.connect(path)
-    db.load_run(con, *frames("run-1", first, 100))
+    store.load_run(con, *frames("run-1", first, 100))
     con.close()
 
     stop, log = tmp_path / "stop", tmp_path / "reads.jsonl"
@@ -90,7 +91,7 @@ def test_a_reader_in_a_loop_never_sees_a_half_written_run_and_the_load_is_not_he
         con = db.connect(path, wait_s=db.load_wait_s())   # the loader's own wait and retry
         connected = time.monotonic() - started
         try:
-            assert db.load_run(con, run, provider_runs, offers)
+            assert store.load_run(con, run, provider_runs, offers)
         finally:
             con.close()
         loaded = time.monotonic() - started

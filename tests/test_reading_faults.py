@@ -18,9 +18,24 @@ from pathlib import Path
 
 import pytest
 
-from pricewatch import collect
-from spiders import (arrakis, coreweave, gpuwithcrypto, hyperstack, jarvislabs, lambda_cloud, massed_compute,
-                     nebius, runpod, shadeform, thunder_compute, together, vastai, verda, vultr)
+from pricewatch.collect import crawl_process, judge
+from spiders import (
+    arrakis,
+    coreweave,
+    gpuwithcrypto,
+    hyperstack,
+    jarvislabs,
+    lambda_cloud,
+    massed_compute,
+    nebius,
+    runpod,
+    shadeform,
+    thunder_compute,
+    together,
+    vastai,
+    verda,
+    vultr,
+)
 from tests.conftest import CAPTURES_SRC, ROOT
 from tests.inprocess import run_parsed
 
@@ -102,12 +117,12 @@ def apply(v: "Variant") -> str:
     return text
 
 
-def judged(name: str, text: str) -> tuple[collect.CrawlResult, collect.ProviderOutcome]:
+def judged(name: str, text: str) -> tuple[crawl_process.CrawlResult, judge.ProviderOutcome]:
     src = SOURCES[name]
     provider = name.split(" ")[0]
     result = run_parsed(provider, src.parse(text, src.url), url=src.url, captured_at=src.captured,
                         is_aggregator=provider == "shadeform")
-    return result, collect.judge_crawl(result)
+    return result, judge.judge_crawl(result)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,19 @@ from pathlib import Path
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch import collect
-from pricewatch.archive import (ArchiveError, ReplayIndex, WarcArchiveWriter, read_archive,
-                                write_exchanges)
-from pricewatch.replays import archive_capture_times, providers_in_archive, scan_archive
+from pricewatch.collect import crawl_process, judge
+from pricewatch.collect.replays import (
+    archive_capture_times,
+    providers_in_archive,
+    scan_archive,
+)
+from pricewatch.evidence.archive import (
+    ArchiveError,
+    ReplayIndex,
+    WarcArchiveWriter,
+    read_archive,
+    write_exchanges,
+)
 from tests.conftest import shipped_exchanges
 
 pytestmark = pytest.mark.fault
@@ -159,8 +168,8 @@ def test_folder_with_one_bad_file_still_replays_the_good_provider(tmp_path, faul
     assert providers_in_archive(folder) == ["thunder_compute"]            # no raise for a folder
     assert list(archive_capture_times(folder)) == ["thunder_compute"]
     # The good provider's real crawl replays the folder: one warning line for the bad file.
-    result = collect.run_crawl("thunder_compute", tmp_path / "crawl", replay=folder)
-    outcome = collect.judge_crawl(result)
+    result = crawl_process.run_crawl("thunder_compute", tmp_path / "crawl", replay=folder)
+    outcome = judge.judge_crawl(result)
     log = (tmp_path / "crawl" / "thunder_compute.log").read_text()
     warned = [line for line in log.splitlines() if str(bad) in line]
     assert result.returncode == 0 and outcome.status == "ok" and outcome.offers, outcome.error
@@ -177,8 +186,8 @@ def test_single_bad_file_given_to_a_crawl(tmp_path, fault):
     path = capture(tmp_path / "capture.warc.gz")
     data, offset, length = first_response(path)
     path.write_bytes(data[:offset + length // 2])
-    result = collect.run_crawl("thunder_compute", tmp_path / "crawl", replay=path)
-    outcome = collect.judge_crawl(result)
+    result = crawl_process.run_crawl("thunder_compute", tmp_path / "crawl", replay=path)
+    outcome = judge.judge_crawl(result)
     log = (tmp_path / "crawl" / "thunder_compute.log").read_text()
     assert result.returncode == 0 and "Traceback" not in log
     assert outcome.status == "failed" and not outcome.offers

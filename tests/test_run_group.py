@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import signal
 
-from pricewatch import collect
-from pricewatch.crawl_ahead import RunCrawls, prefetch
-from pricewatch.crawl_group import CrawlGroup
-from pricewatch.runview import alerts_line
+from pricewatch.cli.run_view import alerts_line
+from pricewatch.collect import judge
+from pricewatch.collect.crawl_ahead import RunCrawls, prefetch
+from pricewatch.collect.crawl_group import CrawlGroup
 from tests.conftest import shipped
 
 
@@ -29,9 +29,9 @@ def test_two_providers_in_one_process_each_with_its_own_archive_and_outcome(tmp_
     assert (massed.returncode, len(massed.items), sum(i["is_priced"] for i in massed.items)) == (0, 25, 23)
     assert {i["capture"]["source_url"] for i in thunder.items}.isdisjoint(
         {i["capture"]["source_url"] for i in massed.items})
-    assert [collect.judge_crawl(r).status for r in (thunder, massed)] == ["ok", "ok"]
+    assert [judge.judge_crawl(r).status for r in (thunder, massed)] == ["ok", "ok"]
     assert nosuch.returncode == 1 and nosuch.items == [] and "Spider not found: nosuch" in nosuch.log_tail
-    assert collect.judge_crawl(nosuch).status == "failed"
+    assert judge.judge_crawl(nosuch).status == "failed"
 
 
 def test_a_crash_of_the_shared_process_fails_each_unreported_provider_with_a_line_and_a_retry(tmp_path):
@@ -44,7 +44,7 @@ def test_a_crash_of_the_shared_process_fails_each_unreported_provider_with_a_lin
                                      f"before {p}'s crawl ended"), r.log_tail
         # A crash may pass: the flow retries the provider in a crawl process of its own.
         assert r.transient_failure() and r.transient_failure().startswith(f"{p}: crawl process exited with code -9")
-        outcome = collect.judge_crawl(r)
+        outcome = judge.judge_crawl(r)
         assert outcome.status == "failed" and outcome.error.startswith(f"{p}: crawl did not finish (exit -9)")
 
 

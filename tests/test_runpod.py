@@ -13,7 +13,7 @@ import json
 
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.runpod import API, RunpodSpider, parse_gpu_types
 from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
 from tests.inprocess import run_parsed
@@ -39,7 +39,7 @@ def parsed_offers(text):
 
 
 def failure(text):
-    outcome = collect.judge_crawl(run_parsed("runpod", parse_gpu_types(text, API), url=API))
+    outcome = judge.judge_crawl(run_parsed("runpod", parse_gpu_types(text, API), url=API))
     assert outcome.status == "failed" and outcome.offers == []
     return outcome.error
 
@@ -63,7 +63,7 @@ def test_replay_of_the_real_2026_09_28_answer(crawl):
     assert h100["capture"]["source_url"] == API
     assert h100["capture"]["captured_at"].startswith("2026-09-28")
     assert len(result.items) == 76        # counted below (test_every_priced_type_becomes_offers)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_the_shipped_capture_answers_the_spiders_request():
@@ -119,7 +119,7 @@ def test_every_priced_type_becomes_offers_consumer_and_workstation_cards_include
 
 def test_labels_not_in_the_catalog_are_stored_and_the_snapshot_is_ok():
     result, offers = parsed_offers(WHOLE)
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert outcome.status == "ok" and outcome.error is None
     assert len(outcome.offers) == 76
     # Every label the catalog does not know is reported as news, not as a fault.

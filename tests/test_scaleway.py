@@ -12,7 +12,7 @@ import pytest
 from scrapy.http import Request, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.items import OfferItem, SourceFactItem
 from spiders.scaleway import ScalewaySpider, parse_servers, servers_url
 from tests.conftest import CAPTURES_SRC, shipped
@@ -24,7 +24,7 @@ PAGE2 = (SRC / "servers_page2.json").read_text(encoding="utf-8")
 URL1, URL2, URL3 = (servers_url("fr-par-2", n) for n in (1, 2, 3))
 
 
-def run(text: str = PAGE1, url: str = URL1) -> collect.CrawlResult:
+def run(text: str = PAGE1, url: str = URL1) -> crawl_process.CrawlResult:
     return run_parsed("scaleway", parse_servers(text, url)[0], url=url)
 
 
@@ -64,7 +64,7 @@ def test_cpu_only_look_alikes_are_not_offers(offers):
 
 
 def test_eur_is_never_read_as_usd():
-    assert collect.judge_crawl(run()).status == "ok"
+    assert judge.judge_crawl(run()).status == "ok"
     text = changed("L4-1-24G", currency="USD")
     assert parse_servers(text, URL1)[0].errors == [f"{URL1}: 1 type(s) state a currency other than EUR: L4-1-24G currency='USD'"]
 
@@ -75,7 +75,7 @@ def test_a_monthly_figure_in_the_hourly_field_fails_as_a_unit_change():
     parsed, _ = parse_servers(text, URL1)
     assert parsed.errors == [f"{URL1}: 1 hourly_price x 730 is not monthly_price (unit changed?): "
                              "H100-SXM-8-80G 18491.484/h vs 18491.484/month"]
-    assert collect.judge_crawl(run(text)).status == "failed"
+    assert judge.judge_crawl(run(text)).status == "failed"
 
 
 def test_a_gpu_count_as_text_and_a_missing_price_fail():
@@ -88,13 +88,13 @@ def test_a_gpu_count_as_text_and_a_missing_price_fail():
 def test_mig_slices_and_end_of_service_types_are_skipped_and_listed():
     text = changed("L40S-1-48G", changed("H100-1-80G", mig_profile="nvidia-mig-1g-10gb"), end_of_service=True)
     result = run(text)
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 14
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 14
     assert {f["fact"]: f["value_text"] for f in result.facts} == {
         "mig_slices": "H100-1-80G: nvidia-mig-1g-10gb", "end_of_service_types": "L40S-1-48G"}
 
 
 def test_an_answer_that_is_not_the_catalog_fails():
-    outcome = collect.judge_crawl(run('{"message": "quota exceeded", "type": "quotas_exceeded"}'))
+    outcome = judge.judge_crawl(run('{"message": "quota exceeded", "type": "quotas_exceeded"}'))
     assert outcome.status == "failed" and "expected a JSON object with a 'servers' object" in outcome.error
 
 
@@ -144,5 +144,5 @@ def test_facts_are_merged_over_pages():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("scaleway", shipped("scaleway"))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 17
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 17
     assert {i["capture"]["source_url"] for i in result.items} == {URL1, URL2}

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import judge, store
 from spiders.lambda_cloud import parse_pricing as parse_lambda
 from spiders.shadeform import parse_homepage
 from tests.conftest import CAPTURES, CAPTURES_SRC, source_exchanges
@@ -44,7 +44,7 @@ def test_shipped_body_is_the_real_recording_unchanged():
 
 def test_every_gpu_object_is_one_offer_cpu_only_are_none(real):
     # SOURCE.md: "99 GPU rows + 4 CPU-only rows".
-    assert collect.judge_crawl(real).status == "ok"
+    assert judge.judge_crawl(real).status == "ok"
     assert len(real.items) == 99
     offers = by_sku(real)
     # '"cloud":"lambdalabs","shade_instance_type":"cpu_small",…,"num_gpus":0,"gpu_type":"CPU",…"hourly_price":20'
@@ -138,7 +138,7 @@ def test_form_factor_only_from_the_instance_type_name(real):
 # ---- layout variants (in-process) -------------------------------------------------------------
 
 def judged(text: str):
-    return collect.judge_crawl(run(text))
+    return judge.judge_crawl(run(text))
 
 
 def test_page_without_flight_data_fails_naming_it():
@@ -179,7 +179,7 @@ def test_object_printed_twice_is_one_offer():
     end = BODY.index('{\\"cloud\\":\\"lambdalabs\\"')
     twice = BODY[:end] + BODY[start:end] + BODY[end:]
     result = run(twice)
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 99
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 99
     assert by_sku(result)["imwt:A6000x8"]["price_per_hour"] == 3.92
 
 
@@ -198,14 +198,14 @@ def test_copies_that_differ_only_in_availability_are_one_offer_saying_so():
     end = BODY.index('{\\"cloud\\":\\"lambdalabs\\"')
     other = BODY[start:end].replace('\\"available\\":false', '\\"available\\":true', 1)
     result = run(BODY[:end] + other + BODY[end:])
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 99
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 99
     assert by_sku(result)["imwt:A6000x8"]["availability"] == "copies list different availability"
 
 
 def test_object_cut_at_the_end_of_the_document_is_no_offer_and_no_error():
     cut = BODY[:BODY.index('{\\"cloud\\":\\"scaleway\\",\\"shade_instance_type\\":\\"B300x8\\"') + 300]
     result = run(cut)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 98 and "scaleway:B300x8" not in by_sku(result)
     # cut inside an escape sequence: still read up to there
     assert len(run(cut + "\\").items) == 98
@@ -221,7 +221,7 @@ def test_objects_split_across_push_chunks_are_joined():
     at = BODY.index('{\\"cloud\\":\\"lambdalabs\\",\\"shade_instance_type\\":\\"B200_sxm6x8\\"') + 40
     split = BODY[:at] + '"])</script><script>self.__next_f.push([1,"' + BODY[at:]
     result = run(split)
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 99
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 99
     assert by_sku(result)["lambdalabs:B200_sxm6x8"]["price_per_hour"] == 53.52
 
 
@@ -231,13 +231,13 @@ def test_cheaper_republished_b200_never_becomes_the_cheapest_offer(real, tmp_pat
     ex = source_exchanges("2026-08-22", "lambda_cloud")[0]
     lam = run_parsed("lambda_cloud", parse_lambda(ex["body"].decode("utf-8"), ex["url"]), url=ex["url"],
                      captured_at=AUG22)
-    outcomes = [collect.judge_crawl(lam), collect.judge_crawl(real)]
+    outcomes = [judge.judge_crawl(lam), judge.judge_crawl(real)]
     assert [o.status for o in outcomes] == ["ok", "ok"]
-    run_row, provider_runs, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), None,
+    run_row, provider_runs, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), None,
                                                               CAPTURES / "2026-08-22")
     con = db.connect(tmp_path / "w.duckdb")
     try:
-        assert db.load_run(con, run_row, provider_runs, offers, facts)
+        assert store.load_run(con, run_row, provider_runs, offers, facts)
         cheapest = con.execute("""SELECT provider, price_per_hour::DOUBLE FROM cheapest_offer
                                   WHERE gpu_model = 'B200' AND gpu_count = 8 AND billing = 'on-demand'""").fetchall()
         shade = con.execute("""SELECT min(price_per_hour)::DOUBLE, bool_and(is_aggregator) FROM latest_offers
@@ -251,7 +251,7 @@ def test_cheaper_republished_b200_never_becomes_the_cheapest_offer(real, tmp_pat
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("shadeform", CAPTURES / "2026-08-22" / "shadeform.warc.gz")
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 99 and all(i["is_aggregator"] for i in result.items)
     b200 = by_sku(result)["lambdalabs:B200_sxm6x8"]
     assert (b200["price_per_hour"], b200["price_per_gpu_hour"], b200["gpu_count"]) == (53.52, 6.69, 8)

@@ -5,10 +5,16 @@ import re
 
 import pytest
 
-from pricewatch.sources import FAMILIES, default_providers, problems, source_rows, sync_sources
+from pricewatch.collect.sources import (
+    FAMILIES,
+    default_providers,
+    problems,
+    source_rows,
+    sync_sources,
+)
+from pricewatch.collect.store import load_runs
 from tests.conftest import CAPTURES_SRC
 from warehouse import db
-from warehouse.load import load_runs
 
 ROWS = {r["provider"]: r for r in source_rows()}
 # The spiders whose declarations include the unit as published and the capture kind (the

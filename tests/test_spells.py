@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import judge, replays, store
 from tests.conftest import CAPTURES, migrated_warehouse, shipped
 from warehouse import db, spells
 
@@ -97,15 +97,15 @@ def test_spells_of_the_shipped_captures_match_the_window_views(tmp_path, crawl):
     path = migrated_warehouse(tmp_path / "w.duckdb")
     con = db.connect(path)
     db.migrate(con)
-    known = collect.all_providers()
+    known = replays.all_providers()
     by_date: dict[str, list] = {}
     for warc in sorted(CAPTURES.glob("*/*.warc.gz")):
         by_date.setdefault(warc.parent.name, []).append(warc.name.removesuffix(".warc.gz"))
     started = datetime.now(timezone.utc)
     for date, providers in sorted(by_date.items()):
-        outcomes = [collect.judge_crawl(crawl(p, shipped(p))) for p in providers if shipped(p).parent.name == date]
-        run, pr, offers, facts = collect.build_run(outcomes, "replay", started, None, None, known_providers=known)
-        assert db.load_run(con, run, pr, offers, facts)
+        outcomes = [judge.judge_crawl(crawl(p, shipped(p))) for p in providers if shipped(p).parent.name == date]
+        run, pr, offers, facts = judge.build_run(outcomes, "replay", started, None, None, known_providers=known)
+        assert store.load_run(con, run, pr, offers, facts)
     massed = crawl("massed_compute", shipped("massed_compute"))
     # The real page lists "8x B200 SXM6 on-demand" at $43.46 per instance-hour (2026-08-22).
     items = {i["offer_key"]: i for i in massed.items}
@@ -118,10 +118,10 @@ def test_spells_of_the_shipped_captures_match_the_window_views(tmp_path, crawl):
             i["price_per_hour"], i["price_per_gpu_hour"] = 41.0, 5.125
     at = datetime(2026, 8, 24, 2, tzinfo=timezone.utc)
     for day, result in ((0, variant), (1, massed)):
-        outcome = collect.judge_crawl(result)
-        run, pr, offers, facts = collect.build_run([outcome], "replay", started, at + timedelta(days=day), None,
+        outcome = judge.judge_crawl(result)
+        run, pr, offers, facts = judge.build_run([outcome], "replay", started, at + timedelta(days=day), None,
                                                    known_providers=known)
-        assert db.load_run(con, run, pr, offers, facts)
+        assert store.load_run(con, run, pr, offers, facts)
     n_spells, n_changes = same_history(con)
     events = con.execute("""SELECT offer_key, event, old_price_per_hour, new_price_per_hour FROM price_changes
                             WHERE provider = 'massed_compute' ORDER BY changed_at, event, offer_key""").fetchall()
@@ -207,7 +207,7 @@ def test_spells_advanced_run_by_run_match_the_window_views_as_the_history_grows(
     runs = synthetic_runs(24, seed=11)
     kinds = set()
     for n, (run, pr, offers, facts) in enumerate(runs):
-        assert db.load_run(con, run, pr, offers, facts)
+        assert store.load_run(con, run, pr, offers, facts)
         if n % 6 == 5:
             same_history(con)
             same_marts(con)
@@ -237,7 +237,7 @@ def test_spells_advanced_run_by_run_match_the_window_views_as_the_history_grows(
                                                 FROM price_spells GROUP BY ALL) WHERE l <> 1 OR NOT gapless""").fetchone()[0] == 0
     # A rerun adds nothing; a rebuild from the raw observations gives the same rows.
     before = con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall()
-    assert not db.load_run(con, *runs[-1][:3])
+    assert not store.load_run(con, *runs[-1][:3])
     con.execute("BEGIN")
     spells.rebuild(con)
     con.execute("COMMIT")
@@ -251,14 +251,14 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
     con = db.connect(migrated_warehouse(tmp_path / "shuffled.duckdb"))
     db.migrate(con)
     for run, pr, offers, facts in shuffled:
-        db.load_run(con, run, pr, offers, facts)
+        store.load_run(con, run, pr, offers, facts)
     same_history(con)
     same_marts(con)   # the stored days invalidated by each late run and stored again
     spells_shuffled = con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall()
     con.close()
     con = db.connect(migrated_warehouse(tmp_path / "backfill.duckdb"))
     db.migrate(con)
-    assert db.load_runs(con, runs) == [r[0]["run_id"] for r in runs]
+    assert store.load_runs(con, runs) == [r[0]["run_id"] for r in runs]
     same_history(con)
     same_marts(con)
     assert con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall() == spells_shuffled
@@ -272,7 +272,7 @@ def test_an_offer_twice_in_one_run_is_refused_naming_it(tmp_path):
     db.migrate(con)
     first = offers.iloc[0]
     with pytest.raises(ValueError, match=f"offer stored twice in one run: {first.provider} '{first.offer_key}'"):
-        db.load_run(con, run, pr, twice)
+        store.load_run(con, run, pr, twice)
     assert con.execute("SELECT count(*) FROM offers").fetchone()[0] == 0
     con.close()
 
@@ -285,7 +285,7 @@ def test_a_failed_backfill_stores_none_of_its_runs(tmp_path):
     con = db.connect(migrated_warehouse(tmp_path / "w.duckdb"))
     db.migrate(con)
     with pytest.raises(Exception, match="(?i)constraint"):
-        db.load_runs(con, runs[:4] + [(bad_run, bad_pr, bad_offers, None)])
+        store.load_runs(con, runs[:4] + [(bad_run, bad_pr, bad_offers, None)])
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM price_spells").fetchone()[0] == 0
     con.close()

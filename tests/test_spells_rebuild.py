@@ -16,7 +16,13 @@ from datetime import timedelta
 
 import pytest
 
-from tests.test_spells import CHANGE_COLUMNS, HISTORY_COLUMNS, install_oracle, synthetic_runs
+from pricewatch.collect import store
+from tests.test_spells import (
+    CHANGE_COLUMNS,
+    HISTORY_COLUMNS,
+    install_oracle,
+    synthetic_runs,
+)
 from warehouse import db
 
 
@@ -43,7 +49,7 @@ def test_a_backfill_rebuilds_held_streaks_and_unordered_times_as_the_window_view
     con = db.connect(tmp_path / "w.duckdb")
     db.migrate(con)
     runs = hard_history()
-    assert db.load_runs(con, runs) == [r[0]["run_id"] for r in runs]   # one bulk load: spells.rebuild
+    assert store.load_runs(con, runs) == [r[0]["run_id"] for r in runs]   # one bulk load: spells.rebuild
     install_oracle(con)
     for view, cols, where in (("offer_price_history", HISTORY_COLUMNS, "true"),
                               ("price_changes", CHANGE_COLUMNS, "provider <> 'b'")):

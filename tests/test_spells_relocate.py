@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 
+from pricewatch.collect import store
 from tests.test_spells import same_history, synthetic_runs
 from warehouse import db, spells
 
@@ -36,11 +37,11 @@ def load_all(empty, path, runs, relocate_above):
     try:
         con = db.connect(path)
         db.migrate(con)
-        assert db.load_run(con, *runs[0])
+        assert store.load_run(con, *runs[0])
         # three unscreened runs in one transaction: the later ones move rows the earlier ones wrote
-        assert len(db.load_runs(con, runs[1:4])) == 3
+        assert len(store.load_runs(con, runs[1:4])) == 3
         for run, pr, offers, facts in runs[4:]:
-            assert db.load_run(con, run, pr, offers, facts)
+            assert store.load_run(con, run, pr, offers, facts)
     finally:
         spells.RELOCATE_ROW_GROUPS = old
     return con

@@ -16,8 +16,13 @@ from datetime import datetime, timezone
 import scrapy
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch.archive import ReplayIndex, WarcArchiveWriter, normalize_url, read_file
-from pricewatch.streamed_body import Spool
+from pricewatch.evidence.archive import (
+    ReplayIndex,
+    WarcArchiveWriter,
+    normalize_url,
+    read_file,
+)
+from pricewatch.evidence.streamed_body import Spool
 from spiders.aws import OFFERS, parse_offer_file
 from spiders.streaming import STREAM_META, CrawlSpool, StreamedResponse, spooled_replay
 from tests.conftest import CAPTURES_SRC

@@ -14,9 +14,9 @@ import hashlib
 import pytest
 import scrapy
 
-from pricewatch import collect
-from pricewatch.archive import ArchiveError, read_file
-from pricewatch.streamed_body import Spool, SpoolError
+from pricewatch.collect import crawl_process, judge
+from pricewatch.evidence.archive import ArchiveError, read_file
+from pricewatch.evidence.streamed_body import Spool, SpoolError
 from spiders.aws import parse_offer_file
 from spiders.faults import DownloadFailed
 from spiders.streaming import STREAM_META, CrawlSpool, spooled_replay
@@ -110,11 +110,11 @@ def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_p
     args = {"regions": ",".join(docs), "offers_url": server.url("/{region}/index.json"), "max_bytes": limit}
     settings = {**SETTINGS, "PRICEWATCH_SPOOL_DIR": str(tmp_path / "spool")}
     try:
-        live = collect.run_crawl("aws", tmp_path / "live", archive_dir=tmp_path / "archive",
+        live = crawl_process.run_crawl("aws", tmp_path / "live", archive_dir=tmp_path / "archive",
                                  spider_args=args, settings=settings)
     finally:
         server.stop()
-    outcome = collect.judge_crawl(live)
+    outcome = judge.judge_crawl(live)
     failed = " | ".join(live.report.get("failed_urls", []))
     layout = " | ".join(live.report.get("layout_errors", []))
     assert outcome.status == "failed", outcome
@@ -134,9 +134,9 @@ def test_live_streamed_downloads_each_fault_one_line_and_no_temp_file_left(tmp_p
     (warc,) = (tmp_path / "archive").rglob("*.warc.gz")
     # Replayed with no payload held at indexing (as a 400 MB record is): copied out of the WARC.
     monkeypatch.setenv("PRICEWATCH_REPLAY_HOLD_BYTES", "0")
-    replay = collect.run_crawl("aws", tmp_path / "replay", replay=warc,
+    replay = crawl_process.run_crawl("aws", tmp_path / "replay", replay=warc,
                                spider_args={**args, "regions": "us-east-1,sa-east-1"}, settings=settings)
-    assert collect.judge_crawl(replay).status == "ok", replay.report
+    assert judge.judge_crawl(replay).status == "ok", replay.report
 
     def evidence(items):
         return sorted((o["offer_key"], o["price_raw"], o["capture"]["warc_file"], o["capture"]["warc_record_id"],

@@ -8,7 +8,7 @@ in a grid that also prints two competitors' columns.
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.tensorpool import parse_pricing
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -18,12 +18,12 @@ BODY = (CAPTURES_SRC / "2026-08-22" / "tensorpool" / "pricing.html").read_text(e
 CELL = '<div class="p-5 text-center text-base font-jetbrains font-medium bg-[#B8E7F5] border-t border-[#e0e0e0]">'
 
 
-def run(body: str = BODY) -> collect.CrawlResult:
+def run(body: str = BODY) -> crawl_process.CrawlResult:
     return run_parsed("tensorpool", parse_pricing(body, URL), url=URL)
 
 
-def judged(body: str) -> collect.ProviderOutcome:
-    return collect.judge_crawl(run(body))
+def judged(body: str) -> judge.ProviderOutcome:
+    return judge.judge_crawl(run(body))
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def offers() -> dict[str, dict]:
 
 
 def test_real_page_is_ok_with_tensorpools_own_five_gpu_prices(offers):
-    outcome = collect.judge_crawl(run())
+    outcome = judge.judge_crawl(run())
     assert (outcome.status, outcome.error) == ("ok", None)
     # SOURCE.md: "TensorPool column, ON-DEMAND: B200 SXM $4.99; H200 SXM $2.99; B300 SXM $5.49;
     # H100 SXM $1.99; L40S $1.49; CPU $0.015/hr (not a GPU)."
@@ -99,7 +99,7 @@ def test_layout_change_fails_naming_what_is_missing(old, new, named):
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("tensorpool", shipped("tensorpool"))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = {o["gpu_label"]: o for o in result.items}
     assert (offers["B300 SXM"]["price_per_gpu_hour"], offers["B300 SXM"]["gpu_model"]) == (5.49, "B300")
     assert offers["B300 SXM"]["capture"]["source_url"] == URL

@@ -16,7 +16,7 @@ import json
 from scrapy.http import Request, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.items import OfferItem
 from spiders.thunder_compute import API, ThunderComputeSpider, parse_offers
 from tests.conftest import CAPTURES, CAPTURES_SRC, ROOT
@@ -51,7 +51,7 @@ def pricing_with(**changes):
 
 
 def failure(**kw):
-    outcome = collect.judge_crawl(run(**kw))
+    outcome = judge.judge_crawl(run(**kw))
     assert outcome.status == "failed", outcome
     return outcome.error
 
@@ -60,7 +60,7 @@ def failure(**kw):
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("thunder_compute", SHIPPED)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     offers = by_key(result)
     a100 = offers[A100]
     # v1_pricing.json "a100xl_x1_prototyping": 1.09; v1_specs.json displayName "NVIDIA A100 (80GB)",
@@ -78,7 +78,7 @@ def test_replay_of_the_shipped_capture(crawl):
 
 def test_every_priced_gpu_key_with_specs_is_an_offer_and_tiers_are_kept():
     result = run()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # v1_specs.json: 25 keys, 9 "_prototyping" and 16 "_production".
     tiers = [i["tier"] for i in result.items]
     assert (len(tiers), tiers.count("prototyping"), tiers.count("production")) == (25, 9, 16)
@@ -104,14 +104,14 @@ def test_add_on_rates_are_not_offers():
     # additional_vcpus / disk_gb / ephemeral_disk_gb are in the shipped answer; snapshot_gb is in
     # thunder-cli's v2 fixture.
     result = run(pricing=pricing_with(snapshot_gb=6.849e-05))
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     assert len(result.items) == 25
     assert not {i["sku"] for i in result.items} & {"additional_vcpus", "disk_gb", "ephemeral_disk_gb", "snapshot_gb"}
 
 
 def test_a_bare_alias_next_to_its_moded_keys_is_not_another_offer():
     result = run(pricing=pricing_with(a100xl_x1=1.09))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 25
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 25
 
 
 # --- in-process: the v2 API and the spider's join ------------------------------------------
@@ -120,7 +120,7 @@ def test_v2_answer_keys_without_mode():
     # thunder-cli fixtures: v2 pricing {"a6000_x1": 0.35, "additional_vcpus": 0.04, ...} and
     # v2 specs {"a6000_x1": {"displayName": "A6000", "gpuCount": 1, ...}} (no mode, no vramGB).
     result = run(FIXTURES["v2_pricing_example"], FIXTURES["v2_specs_example"], f"{API}/v2/pricing", f"{API}/v2/specs")
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     [offer] = result.items
     assert (offer["offer_key"], offer["sku"], offer["gpu_model"], offer["tier"], offer["price_per_hour"]) == (
         "1x a6000 on-demand", "a6000", "RTX A6000", "on-demand", 0.35)
@@ -172,7 +172,7 @@ def test_a_currency_other_than_usd_fails_and_usd_is_accepted():
     assert "currency 'EUR'" in failure(pricing={**doc, "currency": "EUR"})
     assert "currency 'EUR'" in failure(pricing=pricing_with(currency="EUR"))
     result = run(pricing={**doc, "currency": "USD"})
-    assert collect.judge_crawl(result).status == "ok" and {i["currency"] for i in result.items} == {"USD"}
+    assert judge.judge_crawl(result).status == "ok" and {i["currency"] for i in result.items} == {"USD"}
 
 
 def test_renamed_keys_fail_instead_of_yielding_nothing():

@@ -3,7 +3,7 @@ per GPU-hour): captures/src/2026-08-22/together/ (tests/real/together/SOURCE.md)
 
 Expected values are read off the recording; each block quotes the snippet it comes from."""
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.together import parse_pricing
 from tests.conftest import CAPTURES, source_exchanges
 from tests.inprocess import by_key, run_parsed
@@ -23,7 +23,7 @@ def run(body: str):
 
 
 def judged(body: str):
-    return collect.judge_crawl(run(body))
+    return judge.judge_crawl(run(body))
 
 
 def offer(offers, label, billing="on-demand", term=None):
@@ -94,7 +94,7 @@ def test_offer_count_by_tier_and_judged_ok():
         tiers[(i["billing"], i["is_priced"])] = tiers.get((i["billing"], i["is_priced"]), 0) + 1
     assert tiers == {("on-demand", True): 3, ("reserved", True): 9, ("reserved", False): 6}
     assert result.report["conflicting_duplicates"] == [] and result.report["layout_errors"] == []
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_dedicated_inference_b200_is_not_taken():
@@ -210,4 +210,4 @@ def test_replay_of_the_real_capture(crawl):
     assert offers["1x NVIDIA HGX B200 reserved 91-180 days"]["price_per_gpu_hour"] == 6.79
     assert offers["1x NVIDIA HGX B200 on-demand"]["capture"]["captured_at"].startswith("2026-08-22T12:00:00")
     assert len(result.items) == 18
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"

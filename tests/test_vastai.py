@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.base import Parsed
 from spiders.vastai import QUERIES, VastaiSpider, parse_bundles, search_url
 from tests.conftest import CAPTURES, CAPTURES_SRC
@@ -65,7 +65,7 @@ def test_capture_is_the_real_recording_at_the_urls_the_spider_asks_for():
 
 def test_cheapest_h100_listing_is_a_marketplace_offer_per_instance_with_its_bid_floor():
     result = run_parsed("vastai", parse_all())
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # h100_sxm_asc.json, first offer: "id": 48285735, "dph_total": 1.3867407407407408, "geolocation": ", US",
     # "gpu_name": "H100 SXM", "gpu_ram": 81559, "machine_id": 148199, "min_bid": 0.39999999999999997,
     # "num_gpus": 1, "verification": "unverified"
@@ -149,7 +149,7 @@ def test_same_listing_in_both_windows_is_one_offer():
     parsed.extend(parse_bundles(body("h100_sxm_asc.json"), H100_DESC))
     result = run_parsed("vastai", parsed)
     assert len(result.items) == 16 and result.report["duplicates_dropped"] == 16
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_listings_nobody_can_rent_and_bids_are_not_offers():
@@ -166,7 +166,7 @@ def test_listings_nobody_can_rent_and_bids_are_not_offers():
 
 
 def judged(text: str, url: str = H100_ASC):
-    return collect.judge_crawl(run_parsed("vastai", parse_bundles(text, url)))
+    return judge.judge_crawl(run_parsed("vastai", parse_bundles(text, url)))
 
 
 def test_error_object_fails_in_one_short_line():
@@ -220,7 +220,7 @@ def test_empty_book_is_no_offer_and_no_error():
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("vastai", CAPTURE)
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert outcome.status == "ok", outcome.error
     # 4 answers: 8 + 8 + 2 + 4 listings, every one with a min_bid: 22 marketplace + 22 spot offers.
     assert len(result.items) == 44

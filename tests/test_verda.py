@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.verda import parse_pricing
 from tests.conftest import CAPTURES, source_exchanges
 from tests.inprocess import run_parsed
@@ -54,7 +54,7 @@ def find(result, count, label, billing, tier):
 
 
 def failed(text: str) -> str:
-    outcome = collect.judge_crawl(run(text))
+    outcome = judge.judge_crawl(run(text))
     assert outcome.status == "failed" and outcome.offers == []
     assert outcome.error.startswith("verda: layout changed:")
     return outcome.error
@@ -249,7 +249,7 @@ def test_broken_offer_json_fails():
 
 def test_real_capture_replays_through_the_spider(crawl):
     result = crawl("verda", CAPTURE)
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert outcome.status == "ok", outcome.error
     assert len(result.items) == 134 and result.report["duplicates_dropped"] == 2
     # "1x B200 SXM6 180GB spot" 3.055; "104x B300 SXM6 268GB instant cluster" 780.

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from pricewatch import collect
+from pricewatch.collect import crawl_process, judge
 from spiders.voltage_park import LOCATIONS, parse_locations
 from tests.conftest import CAPTURES_SRC, shipped
 from tests.inprocess import run_parsed
@@ -17,7 +17,7 @@ from tests.inprocess import run_parsed
 TEXT = (CAPTURES_SRC / "2026-08-22" / "voltage_park" / "locations.json").read_text(encoding="utf-8")
 
 
-def run(text: str = TEXT) -> collect.CrawlResult:
+def run(text: str = TEXT) -> crawl_process.CrawlResult:
     return run_parsed("voltage_park", parse_locations(text, LOCATIONS), url=LOCATIONS)
 
 
@@ -30,7 +30,7 @@ def changed(top=None, **fields) -> str:
 
 def test_one_sold_out_h100_node_on_two_networks_per_gpu_hour():
     result = run()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # "gpu_count_ethernet":0,"gpu_price_ethernet":"1.99","gpu_count_infiniband":0,"gpu_price_infiniband":"2.49",
     # "specs_per_node":{"gpu_model":"h100-sxm5-80gb","gpu_count":8,...}
     got = {o["variant"]: (o["gpu_model"], o["gpu_count"], o["vram_gb"], o["form_factor"], o["price_per_gpu_hour"],
@@ -48,7 +48,7 @@ def test_free_gpus_are_the_availability():
 
 def test_a_node_price_in_the_gpu_field_is_refused_as_text_and_zero_is_unpriced():
     # A "$15.92/node" string is not a decimal per-GPU price: the provider fails rather than store it.
-    outcome = collect.judge_crawl(run(changed(gpu_price_ethernet="$15.92/node")))
+    outcome = judge.judge_crawl(run(changed(gpu_price_ethernet="$15.92/node")))
     assert outcome.status == "failed"
     assert parse_locations(changed(gpu_price_ethernet="$15.92/node"), LOCATIONS).errors == [
         f"{LOCATIONS}: location a3111bd4-550a-47d0-838a-0a52bff2ae3f: gpu_price_ethernet '$15.92/node' is not a decimal price string"]
@@ -57,7 +57,7 @@ def test_a_node_price_in_the_gpu_field_is_refused_as_text_and_zero_is_unpriced()
 
 
 def test_a_second_page_is_not_silently_ignored():
-    outcome = collect.judge_crawl(run(changed(top={"has_next": True, "total_result_count": 3})))
+    outcome = judge.judge_crawl(run(changed(top={"has_next": True, "total_result_count": 3})))
     assert outcome.status == "failed"
     errors = parse_locations(changed(top={"has_next": True, "total_result_count": 3}), LOCATIONS).errors
     assert errors == [f"{LOCATIONS}: has_next is True: more locations than this page",
@@ -69,7 +69,7 @@ def test_a_second_page_is_not_silently_ignored():
     ('{"detail":"Authentication credentials were not provided."}', "expected a JSON object with a 'results' list"),
 ])
 def test_an_answer_without_locations_fails(text, message):
-    outcome = collect.judge_crawl(run(text))
+    outcome = judge.judge_crawl(run(text))
     assert outcome.status == "failed" and message in outcome.error
 
 
@@ -81,4 +81,4 @@ def test_prices_renamed_fail():
 
 def test_replay_of_the_real_capture(crawl):
     result = crawl("voltage_park", shipped("voltage_park"))
-    assert collect.judge_crawl(result).status == "ok" and len(result.items) == 2
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 2

@@ -12,9 +12,16 @@ import json
 from scrapy.http import Request, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pricewatch import collect
+from pricewatch.collect import judge
 from spiders.items import OfferItem, SourceFactItem
-from spiders.vultr import METAL, PLANS, VultrSpider, next_page, parse_plans, parse_plans_metal
+from spiders.vultr import (
+    METAL,
+    PLANS,
+    VultrSpider,
+    next_page,
+    parse_plans,
+    parse_plans_metal,
+)
 from tests.conftest import CAPTURES, CAPTURES_SRC
 from tests.inprocess import run_parsed
 
@@ -55,7 +62,7 @@ def plan_offers(result, plan_id):
 
 def test_replay_of_the_shipped_capture(crawl):
     result = crawl("vultr", CAPTURE)
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # 1 whole cloud GPU plan (on-demand only) + 3 GPU bare-metal plans x (on-demand, preemptible).
     assert len(result.items) == 7
     offers = {(o["sku"], o["billing"]): o for o in result.items}
@@ -74,7 +81,7 @@ def test_replay_of_the_shipped_capture(crawl):
 
 def test_bare_metal_prices_on_demand_and_preemptible_per_instance_hour():
     result = run_metal()
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
     # "vbm-112c-2048gb-8-h100-gpu": "hourly_cost": 23.92, "hourly_cost_preemptible": 18.4
     h100 = plan_offers(result, "vbm-112c-2048gb-8-h100-gpu")
     assert (h100[("on-demand", None)]["price_per_hour"], h100[("on-demand", None)]["price_per_gpu_hour"]) == (23.92, 2.99)
@@ -139,7 +146,7 @@ def test_a_tier_that_cannot_be_deployed_is_no_offer():
     assert set(plan_offers(result, "vbm-128c-2048gb-8-b200-gpu")) == {("spot", None)}
     facts = {f["fact"]: f for f in result.facts}
     assert facts["tiers_not_deployable"]["value_text"].startswith("vbm-128c-2048gb-8-b200-gpu: on-demand")
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_stated_gpu_type_and_count_on_a_bare_metal_plan():
@@ -159,7 +166,7 @@ def test_stated_gpu_type_and_count_on_a_bare_metal_plan():
 
 def test_a_stated_count_that_disagrees_with_the_id_fails():
     result = run_metal(metal(vbm_112c_2048gb_8_h100_gpu={"gpu_count": 4}))
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert outcome.status == "failed"
     assert "gpu_count disagrees with the GPU count in the plan id: 'vbm-112c-2048gb-8-h100-gpu'" in outcome.error
 
@@ -175,7 +182,7 @@ def test_gpu_slices_are_not_priced_as_whole_gpus():
     facts = {f["fact"]: f for f in result.facts}
     assert facts["fractional_gpu_plans"]["value_num"] == 2
     assert "vcg-a100-1c-6g-4vram: 4 GB of one 80 GB NVIDIA_A100 ($0.123/h)" in facts["fractional_gpu_plans"]["value_text"]
-    assert collect.judge_crawl(result).status == "ok"
+    assert judge.judge_crawl(result).status == "ok"
 
 
 def test_a_stated_gpu_count_decides_and_a_fraction_is_a_slice():
@@ -216,7 +223,7 @@ def test_preemptible_price_zero_or_absent_is_no_spot_offer():
 def test_renamed_price_field_fails_naming_the_field():
     for text, parse, url in ((PLANS_TEXT, parse_plans, PLANS), (METAL_TEXT, parse_plans_metal, METAL)):
         parsed = parse(text.replace('"hourly_cost":', '"price_hourly":'), url)
-        outcome = collect.judge_crawl(run_parsed("vultr", parsed, url=url))
+        outcome = judge.judge_crawl(run_parsed("vultr", parsed, url=url))
         assert outcome.status == "failed" and outcome.offers == []
         assert "GPU plan lacks hourly_cost" in outcome.error
         assert len(parsed.errors) == 1   # one message per distinct problem, naming the plans
@@ -229,7 +236,7 @@ def test_a_price_that_is_not_a_number_fails():
 
 def test_metal_answer_without_its_list_fails():
     parsed = parse_plans_metal(METAL_TEXT.replace('"plans_metal":', '"bare_metal_plans":'), METAL)
-    outcome = collect.judge_crawl(run_parsed("vultr", parsed, url=METAL))
+    outcome = judge.judge_crawl(run_parsed("vultr", parsed, url=METAL))
     assert outcome.status == "failed"
     assert "vultr" in outcome.error and "expected a JSON object with a 'plans_metal' list, found nothing" in outcome.error
 

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from pricewatch import collect
-from pricewatch.archive import sha256_hex
+from pricewatch.collect import judge, replays, store
+from pricewatch.evidence.archive import sha256_hex
 from spiders.base import Parsed
 from tests.conftest import migrated_warehouse, shipped, shipped_exchanges
 from tests.inprocess import run_parsed
 from warehouse import db
+from warehouse.load import recent_item_counts
 
 MASSED_B200 = "8x B200 SXM6 on-demand"          # $43.46 per instance-hour on the real 2026-08-22 page
 THUNDER_A100 = "1x a100xl 80GB on-demand/prototyping"
@@ -36,15 +37,15 @@ def load(db_path: Path, replay: Path, crawl, as_of: str | None = None, providers
         migrated_warehouse(db_path)
     con = db.connect(db_path)
     db.migrate(con)
-    history = db.recent_item_counts(con)
+    history = recent_item_counts(con)
     outcomes = []
-    for p in providers or collect.providers_in_archive(replay):
-        outcomes.append(collect.judge_crawl(crawl(p, replay), history.get(p, [])))
+    for p in providers or replays.providers_in_archive(replay):
+        outcomes.append(judge.judge_crawl(crawl(p, replay), history.get(p, [])))
     as_of_dt = datetime.fromisoformat(as_of.replace("Z", "+00:00")) if as_of else None
-    run, pr, offers, facts = collect.build_run(outcomes, "replay", datetime.now(timezone.utc), as_of_dt, replay,
-                                               captured_at=collect.archive_capture_times(replay),
-                                               known_providers=collect.all_providers())
-    loaded = db.load_run(con, run, pr, offers, facts)
+    run, pr, offers, facts = judge.build_run(outcomes, "replay", datetime.now(timezone.utc), as_of_dt, replay,
+                                               captured_at=replays.archive_capture_times(replay),
+                                               known_providers=replays.all_providers())
+    loaded = store.load_run(con, run, pr, offers, facts)
     con.close()
     return {"run": run, "loaded": loaded, "outcomes": {o.provider: o for o in outcomes}}
 
@@ -85,7 +86,7 @@ def test_replayed_snapshot_is_dated_by_the_warc_records_and_every_price_has_evid
     evidence = rows(path, "SELECT DISTINCT warc_file, warc_record_id, body_sha256, source_url FROM offers")
     for warc_file, record_id, sha, url in evidence:
         # Stored relative to the archive root (<date>/<file>), here the replayed folder.
-        from pricewatch.warc_common import warc_candidates
+        from pricewatch.evidence.warc_common import warc_candidates
         with open(warc_candidates(warc_file, [seeds])[0], "rb") as fh:
             match = [(r.rec_headers.get_header("WARC-Target-URI"), sha256_hex(r.raw_stream.read()))
                      for r in ArchiveIterator(fh) if r.rec_headers.get_header("WARC-Record-ID") == record_id]
@@ -175,7 +176,7 @@ def test_http_503_then_success_is_retried_within_the_crawl(tmp_path, crawl, make
     unavailable = {**ex[0], "status": 503, "reason": "Service Unavailable",
                    "headers": {"Content-Type": "text/html", "Retry-After": "5"}, "body": b"<h1>503</h1>"}
     result = crawl("massed_compute", make_warc([unavailable] + ex, "flaky.warc.gz"))
-    outcome = collect.judge_crawl(result)
+    outcome = judge.judge_crawl(result)
     assert outcome.status == "ok" and len(outcome.offers) == 25
     assert result.report["retries"] == 1 and result.report["http_status_counts"]["503"] == 1
 
@@ -199,13 +200,13 @@ def test_same_offer_with_two_prices_fails_instead_of_picking_one():
     page = Parsed()
     for price in ("$43.46", "$39.99"):
         page.offer(gpu_label="B200 SXM6", gpu_count=8, billing="on-demand", price_raw=price, price_unit="instance_hour")
-    outcome = collect.judge_crawl(run_parsed("massed_compute", page))
+    outcome = judge.judge_crawl(run_parsed("massed_compute", page))
     assert outcome.status == "failed"
     assert MASSED_B200 in outcome.error and "two prices" in outcome.error
 
 
 def test_an_archive_replays_only_the_providers_it_holds(tmp_path):
-    assert collect.providers_in_archive(shipped("thunder_compute")) == ["thunder_compute"]
+    assert replays.providers_in_archive(shipped("thunder_compute")) == ["thunder_compute"]
 
 
 def test_a_failed_replay_is_dated_by_its_records_and_replaying_it_again_adds_nothing(tmp_path, crawl, make_warc):
@@ -222,7 +223,7 @@ def test_a_failed_replay_is_dated_by_its_records_and_replaying_it_again_adds_not
     assert rows(path, "SELECT count(*) FROM runs") == [(1,)]
     # Every known provider has a status in the run's record.
     statuses = dict(rows(path, "SELECT provider, status FROM provider_runs"))
-    assert statuses["massed_compute"] == "failed" and set(statuses) == set(collect.all_providers())
+    assert statuses["massed_compute"] == "failed" and set(statuses) == set(replays.all_providers())
     assert {s for p, s in statuses.items() if p != "massed_compute"} == {"not attempted"}
 
 

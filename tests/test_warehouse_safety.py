@@ -20,10 +20,10 @@ import duckdb
 import pytest
 
 from flows import nightly
-from pricewatch import collect
+from pricewatch.collect import judge, store
 from spiders.base import Parsed
 from tests.inprocess import run_parsed
-from warehouse import db
+from warehouse import db, load, spool
 
 SCHEMAS = Path(__file__).parent / "fixtures" / "schemas"
 RELEASES = json.loads((SCHEMAS / "releases.json").read_text())["sets"]
@@ -43,9 +43,9 @@ def page(*rows: tuple[str, str]) -> Parsed:
 def build(day: int, price: str = "2.50"):
     """A tiny run of provider acme (two offers) observed on day `day`."""
     at = T0 + timedelta(days=day)
-    outcome = collect.judge_crawl(run_parsed("acme", page(("H100 SXM", price), ("A100 SXM", "1.20")),
+    outcome = judge.judge_crawl(run_parsed("acme", page(("H100 SXM", price), ("A100 SXM", "1.20")),
                                              captured_at=at))
-    return collect.build_run([outcome], "replay", datetime.now(timezone.utc), None, None,
+    return judge.build_run([outcome], "replay", datetime.now(timezone.utc), None, None,
                              known_providers=["acme", "other"])
 
 
@@ -156,8 +156,8 @@ def test_a_warehouse_of_every_earlier_release_migrates_with_its_rows_kept(tmp_pa
             assert sorted(applied + recorded) == current, commit
             # Loads a new run: the quality gate reads the old rows as its history.
             run, pr, offers, facts = build(0)
-            assert db.load_run(con, run, pr, offers, facts), commit
-            assert db.recent_item_counts(con)["acme"] == [2, 3], commit
+            assert store.load_run(con, run, pr, offers, facts), commit
+            assert load.recent_item_counts(con)["acme"] == [2, 3], commit
             sha = dict(con.execute("SELECT version, sha256 FROM schema_migrations").fetchall())
         finally:
             con.close()
@@ -203,7 +203,7 @@ def test_an_edited_landed_migration_is_reported_not_fatal(tmp_path, monkeypatch,
     with caplog.at_level(logging.WARNING, logger="pricewatch.warehouse"):
         again = db.migrate(con)
         run, pr, offers, facts = build(0)
-        loaded = db.load_run(con, run, pr, offers, facts)
+        loaded = store.load_run(con, run, pr, offers, facts)
     con.close()
     lines = [r.getMessage() for r in caplog.records if r.name == "pricewatch.warehouse"]
     assert again == [] and loaded
@@ -251,7 +251,7 @@ def new_warehouse(path: Path) -> dict:
     run, pr, offers, facts = build(0)
     con = db.connect(path)
     try:
-        assert db.load_run(con, run, pr, offers, facts)
+        assert store.load_run(con, run, pr, offers, facts)
     finally:
         con.close()
     return run
@@ -337,12 +337,12 @@ def test_a_crash_between_the_spools_commit_and_its_removal_loads_nothing_twice(t
     path = tmp_path / "w.duckdb"
     new_warehouse(path)
     run, pr, offers, facts = build(1)
-    kept = db.spool_run(path, run, pr, offers, facts, reason="test")
+    kept = spool.spool_run(path, run, pr, offers, facts, reason="test")
     con = db.connect(path)
     try:
-        assert db.load_run(con, *db.read_spool(kept))  # committed; the process dies before rmtree
+        assert store.load_run(con, *spool.read_spool(kept))  # committed; the process dies before rmtree
         (kept.parent / ".incoming-half-written-123").mkdir()  # a spool write cut short
-        results = db.load_spooled(con, path)
+        results = store.load_spooled(con, path)
     finally:
         con.close()
     assert results == [{"run_id": run["run_id"], "path": str(kept), "loaded": False, "error": None}]
@@ -361,11 +361,11 @@ def test_a_spooled_run_that_cannot_load_stays_and_does_not_block_the_others(tmp_
     new_warehouse(path)
     bad, good = build(1), build(2)
     bad[2].loc[0, "price_per_hour"] = -1.0  # violates offers' CHECK: the load fails
-    bad_dir = db.spool_run(path, *bad, reason="test")
-    good_dir = db.spool_run(path, *good, reason="test")
+    bad_dir = spool.spool_run(path, *bad, reason="test")
+    good_dir = spool.spool_run(path, *good, reason="test")
     con = db.connect(path)
     try:
-        results = db.load_spooled(con, path)
+        results = store.load_spooled(con, path)
     finally:
         con.close()
     assert [r["loaded"] for r in results] == [False, True]
@@ -384,13 +384,13 @@ def test_a_spooled_run_is_stored_exactly_as_a_direct_load_would_store_it(tmp_pat
     for p in (direct, spooled):
         new_warehouse(p)
     con = db.connect(direct)
-    db.load_run(con, run, pr, offers, facts)
+    store.load_run(con, run, pr, offers, facts)
     con.close()
-    kept = db.spool_run(spooled, run, pr, offers, facts, reason="test")
+    kept = spool.spool_run(spooled, run, pr, offers, facts, reason="test")
     assert json.loads((kept / "manifest.json").read_text())["counts"] == {
         "provider_runs": len(pr), "offers": len(offers), "facts": len(facts)}
     con = db.connect(spooled)
-    db.load_spooled(con, spooled)
+    store.load_spooled(con, spooled)
     con.close()
     for table in ("runs", "provider_runs", "offers", "source_facts"):
         sql = f"SELECT * FROM {table} WHERE run_id = ? ORDER BY ALL"

@@ -20,14 +20,8 @@ from pathlib import Path
 import duckdb
 
 # Re-exported: the public names of the modules this one fronts.
-from warehouse.load import (FACT_COLUMNS, OFFER_COLUMNS, PROVIDER_RUN_COLUMNS, RUN_COLUMNS, SQL_DIR,  # noqa: F401
-                            insert_rows, load_runs,
-                            insert_frame, load_run, query_sql, recent_item_counts, run_exists, screen_offers,
-                            sync_catalog)
 from warehouse.migrate import (changed_migrations, ensure_migrated, is_repair, migrate, migration_sha256,  # noqa: F401
                                migrations)
-from warehouse.spool import (SPOOL_FORMAT, load_spooled, read_spool, spool_dir, spool_run,  # noqa: F401
-                             spooled_runs)
 
 # Read by warehouse/migrate.py at each call (set it here to point migrations elsewhere).
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"

@@ -10,83 +10,19 @@ process."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
-from pricewatch.catalog import load_catalog
 from warehouse import marts, spells
 from warehouse.migrate import ensure_migrated
-from warehouse.uniqueness import _refuse_duplicates, _refuse_duplicates_by_run  # noqa: F401 (tests import them here)
+from warehouse.resources import LoadResources, sync_catalog, sync_sources
 from warehouse.sql_files import query_sql, run_statements  # noqa: F401 (query_sql re-exported)
+from warehouse.uniqueness import _refuse_duplicates, _refuse_duplicates_by_run  # noqa: F401 (tests import them here)
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 SMALL_ROWS = 64   # frames up to this many rows are inserted as one VALUES statement (no DataFrame scan)
-
-
-@lru_cache(maxsize=4)
-def _catalog_rows(catalog) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The gpu_catalog / gpu_aliases rows of a catalog and their sha256 (computed once per
-    process: load_catalog() returns the same object while the process lives)."""
-    models = [{"gpu_model": m["model"], "vendor": m["vendor"], "vram_gb": float(m["vram_gb"])}
-              for m in catalog.models.values()]
-    labels = catalog.labels()
-    digest = hashlib.sha256(json.dumps([models, labels], sort_keys=True, default=str).encode()).hexdigest()
-    return pd.DataFrame(models), pd.DataFrame(labels), digest
-
-
-def _last_synced(con, resource: str) -> str | None:
-    """The sha256 of the rows last written for a resource (None: never). The caller has migrated
-    the warehouse (resource_syncs is migration 028)."""
-    found = con.execute("SELECT sha256 FROM resource_syncs WHERE resource = ?", [resource]).fetchall()
-    return found[0][0] if found else None
-
-
-def _mark_synced(con, resource: str, digest: str) -> None:
-    con.execute("INSERT OR REPLACE INTO resource_syncs VALUES (?, ?, ?)", [resource, digest, datetime.now(timezone.utc)])
-
-
-def sync_catalog(con: duckdb.DuckDBPyConnection, force: bool = False, synced: dict | None = None) -> bool:
-    """Rewrites gpu_catalog / gpu_aliases from the YAML (inside the caller's transaction) when
-    their rows differ from the last sync (resource_syncs; ``synced``: its rows as the caller read
-    them), or when forced. Returns whether it wrote."""
-    models, labels, digest = _catalog_rows(load_catalog())
-    last = synced.get("gpu_catalog") if synced is not None else _last_synced(con, "gpu_catalog")
-    if not force and last == digest:
-        return False
-    con.execute("DELETE FROM gpu_aliases")
-    con.execute("DELETE FROM gpu_catalog")
-    insert_frame(con, "gpu_catalog", models, ["gpu_model", "vendor", "vram_gb"])
-    insert_frame(con, "gpu_aliases", labels, ["alias_key", "gpu_model", "form_factor", "vram_gb", "ambiguous"])
-    _mark_synced(con, "gpu_catalog", digest)
-    return True
-
-
-@lru_cache(maxsize=1)
-def _source_rows() -> tuple[list[dict], str]:
-    """The sources rows of the spider classes and their sha256, once per process (the classes
-    do not change while it lives)."""
-    from pricewatch.sources import source_rows
-    rows = source_rows()
-    return rows, hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def sync_sources_if_changed(con: duckdb.DuckDBPyConnection, synced: dict | None = None) -> bool:
-    """pricewatch/sources.py sync_sources, only when the spider classes' rows changed since the
-    last load wrote them (inside the caller's transaction). Returns whether it wrote."""
-    rows, digest = _source_rows()
-    last = synced.get("sources") if synced is not None else _last_synced(con, "sources")
-    if last == digest:
-        return False
-    from pricewatch.sources import sync_sources
-    sync_sources(con, rows)
-    _mark_synced(con, "sources", digest)
-    return True
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict], columns: list[str]) -> None:
@@ -161,13 +97,13 @@ def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[s
     return {p: list(c) for p, c in rows}
 
 
-def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed_at,
+def screen_offers(con: duckdb.DuckDBPyConnection, gate, offers: pd.DataFrame, observed_at,
                   newest: bool | None = None) -> pd.DataFrame:
-    """The quality gate's verdict on each offer of a run (pricewatch/quality.py), judged against
+    """The quality gate's verdict (``gate``: pricewatch/collect/gate.py, handed in by the caller) on
+    each offer of a run, judged against
     the readings stored before the run's snapshot time. newest: the run is later than every
     successful provider run stored (None: look it up); its previous readings are then the stored
     latest offers."""
-    from pricewatch import quality
     if not len(offers):
         return offers.assign(held_reason=None, screen_note=None)
     if newest is None:
@@ -175,22 +111,18 @@ def screen_offers(con: duckdb.DuckDBPyConnection, offers: pd.DataFrame, observed
     previous = con.execute(query_sql("previous_readings_current") if newest else query_sql("previous_readings"),
                            [sorted(set(offers["provider"]))] if newest else [observed_at]).df()
     # The cited prices matter only for an offer never trusted before (most nights: none).
-    cited = con.execute(query_sql("cited_prices"), [observed_at]).df() if quality.may_cite(offers, previous) else None
-    return quality.screen(offers, previous, cited)
-
-
-def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0])
+    cited = con.execute(query_sql("cited_prices"), [observed_at]).df() if gate.may_cite(offers, previous) else None
+    return gate.screen(offers, previous, cited)
 
 
 def load_run(con: duckdb.DuckDBPyConnection, run: dict, provider_runs: pd.DataFrame,
-             offers: pd.DataFrame, facts: pd.DataFrame | None = None) -> bool:
+             offers: pd.DataFrame, facts: pd.DataFrame | None = None, *, resources: LoadResources) -> bool:
     """Stores one run in one transaction. Returns False (and changes nothing) when the run is
     already in the warehouse, so a rerun of the same replay is a no-op."""
-    return bool(load_runs(con, [(run, provider_runs, offers, facts)]))
+    return bool(load_runs(con, [(run, provider_runs, offers, facts)], resources=resources))
 
 
-def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
+def load_runs(con: duckdb.DuckDBPyConnection, runs, *, resources: LoadResources) -> list[str]:
     """A backfill: stores many runs (each a (run, provider_runs, offers[, facts]) tuple, in
     snapshot order for the cheapest spells) in ONE transaction, all or nothing; runs already in
     the warehouse are skipped. Each run's offers are screened by the quality gate against what
@@ -205,13 +137,14 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs) -> list[str]:
     try:
         first = _preflight(con, runs[0][0], runs[0][1]) if runs else None
         synced = first["synced"] if first else dict(con.execute("SELECT resource, sha256 FROM resource_syncs").fetchall())
-        sync_catalog(con, synced=synced)
-        sync_sources_if_changed(con, synced=synced)   # the sources table, from the spider classes
+        sync_catalog(con, resources, synced=synced)
+        sync_sources(con, resources, synced=synced)   # the sources table, from the spider classes
         if len(runs) > 1 and all(not len(o) or "held_reason" in o.columns for _, _, o, _ in runs):
             stored = _store_bulk(con, runs)
         else:
             for i, (run, provider_runs, offers, facts) in enumerate(runs):
-                if _store_run(con, run, provider_runs, offers, facts, first if i == 0 else _preflight(con, run, provider_runs)):
+                if _store_run(con, resources.gate, run, provider_runs, offers, facts,
+                              first if i == 0 else _preflight(con, run, provider_runs)):
                     stored.append(run["run_id"])
         if stored:   # the stored marts (migrations 051, 052): a day to store, in the same transaction
             marts.refresh(con)
@@ -261,12 +194,12 @@ def _preflight(con, run: dict, provider_runs: pd.DataFrame | None) -> dict:
     return {"stored": stored, "newest": newest, "synced": dict(synced)}
 
 
-def _store_run(con, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts, preflight: dict) -> bool:
+def _store_run(con, gate, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts, preflight: dict) -> bool:
     if preflight["stored"]:
         return False
     _refuse_duplicates(offers)
     if len(offers) and "held_reason" not in offers.columns:
-        offers = screen_offers(con, offers, run["observed_at"], preflight["newest"])
+        offers = screen_offers(con, gate, offers, run["observed_at"], preflight["newest"])
     insert_rows(con, "runs", [run], RUN_COLUMNS)
     insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
     _stage_offers(con, offers)

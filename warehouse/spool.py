@@ -14,6 +14,7 @@ import duckdb
 import pandas as pd
 
 from warehouse.load import load_run
+from warehouse.resources import LoadResources
 
 # --- the spool: a run the warehouse could not take yet ---------------------------------------
 #
@@ -144,7 +145,7 @@ def spooled_runs(db_path: str | os.PathLike) -> list[Path]:
     return [d for _, d in sorted(found)]
 
 
-def load_spooled(con: duckdb.DuckDBPyConnection, db_path: str | os.PathLike) -> list[dict]:
+def load_spooled(con: duckdb.DuckDBPyConnection, db_path: str | os.PathLike, *, resources: LoadResources) -> list[dict]:
     """Stores every spooled run, oldest first, each in its own transaction; a folder is removed
     only after its run is in the warehouse (already there counts: the commit happened before a
     crash). A spool that cannot be stored stays, with its error, and the others go on.
@@ -153,7 +154,7 @@ def load_spooled(con: duckdb.DuckDBPyConnection, db_path: str | os.PathLike) -> 
     for path in spooled_runs(db_path):
         try:
             run, provider_runs, offers, facts = read_spool(path)
-            loaded = load_run(con, run, provider_runs, offers, facts)
+            loaded = load_run(con, run, provider_runs, offers, facts, resources=resources)
         except Exception as exc:
             line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             out.append({"run_id": path.name, "path": str(path), "loaded": False,

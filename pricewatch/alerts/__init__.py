@@ -4,7 +4,7 @@
 one alert event per state change (table alerts) and composes the messages people receive
 (table alert_messages: one digest per run and page, one per source outage or recovery, per
 rules change, per new GPU label); `deliver_alerts(con, config)` sends the pending messages
-through apprise (pricewatch/notify.py) and keeps what failed for the next delivery.
+through apprise (notify.py) and keeps what failed for the next delivery.
 
 - price_changed     an offer the claims cited moved (old, new, percent, every claim citing it)
 - offer_disappeared a cited offer is gone from a successful run of its provider, or unpriced
@@ -31,28 +31,10 @@ How the package is cut (one job per module):
 - compose.py  events -> messages (what an editor receives), with their structured fields
 - templating.py  Jinja2 templates per message kind and format (templates/), escaping, fitting
 - pageinfo.py, evidence_links.py  page title/URL, provider names, sentences; evidence links
-- cli.py      `pricewatch alerts` (list, show, ack, mute, unmute)
+- notify.py   sends a notice to apprise URLs (`pricewatch alerts` is pricewatch/cli/alerts.py)
 - sql/        the set-based queries derivation and delivery run
 - store.py    warehouse helpers shared by the modules above
 
 Each module's docstring says the rules of its part (suspect readings, backfill, a first
 failed night, undercuts, text, delivery).
 """
-
-# Every name the single module alerts.py had, private helpers included, stays importable from here.
-from pricewatch.alerts.claims import _claim_status, _source_line
-from pricewatch.alerts.deliver import deliver_alerts, list_alerts, list_messages
-from pricewatch.alerts.mutes import ack, add_mute, list_mutes, remove_mute
-from pricewatch.alerts.derive import _load_run, _newer_derived, derive_alerts
-from pricewatch.alerts.model import Alert, _Run
-from pricewatch.alerts.observe import _held, _hold_note, _moves, _observations, _resolve_suspects
-from pricewatch.alerts.prices import (CITING_ROLES, _citing_claims, _disappeared, _price_alerts,
-                                      _screen_first_seen, _undercut, _undercut_states, _watched)
-from pricewatch.alerts.render import (BODY_MAX_CHARS, TITLE_MAX_CHARS, UTC_FMT, S, _cap, _claim_lines, _dec,
-                                      _evidence, _L, _money, _render, _shown)
-from pricewatch.alerts.sources import _new_labels, _source_health, _streak, _unprefixed
-from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows
-
-__all__ = ["Alert", "BODY_MAX_CHARS", "CITING_ROLES", "S", "TITLE_MAX_CHARS", "UTC_FMT",
-           "ack", "add_mute", "deliver_alerts", "derive_alerts", "list_alerts", "list_messages", "list_mutes",
-           "remove_mute"]

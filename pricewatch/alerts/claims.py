@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pricewatch.alerts.model import Alert, _Run
 from pricewatch.alerts.observe import _held, _hold_note
-from pricewatch.alerts.render import UTC_FMT, S, _L, _shown
+from pricewatch.alerts.render import _L, UTC_FMT, S, _shown
 from pricewatch.alerts.sources import _streak, _unprefixed
 from pricewatch.alerts.store import _rows, sql
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 
 
 def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:

@@ -31,7 +31,7 @@ from pricewatch.alerts.evidence_links import evidence_command, evidence_url
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.pageinfo import page_info, provider_name, sentence_of
 from pricewatch.alerts.store import _dumps, _rows, sql
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 
 PRICE_KINDS = ("price_changed", "undercut", "offer_disappeared")
 NOW_FALSE, TRUE_AGAIN, UNCHECKABLE = "claim now false", "claim true again", "cannot be checked"

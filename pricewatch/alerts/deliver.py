@@ -15,11 +15,11 @@ from datetime import datetime, timezone
 
 import duckdb
 
-from pricewatch import notify
+from pricewatch.alerts import notify
 from pricewatch.alerts.render import UTC_FMT
 from pricewatch.alerts.store import _alert_config, _has, _rows, sql
 from pricewatch.alerts.templating import fit
-from pricewatch.config import AlertConfig, Config
+from pricewatch.record.config import AlertConfig, Config
 from warehouse import db
 
 
@@ -30,7 +30,7 @@ def deliver_alerts(con: duckdb.DuckDBPyConnection, config: Config | AlertConfig 
     the target takes by dropping whole lines.
 
     One attempt per message and URL per delivery, each bounded by `timeout_s`; what happens next
-    depends on what is known (pricewatch.notify, Delivery.outcome):
+    depends on what is known (pricewatch.alerts.notify, Delivery.outcome):
 
     - accepted: recorded in alert_message_deliveries; never sent to that URL again.
     - unconfirmed (the whole request went out, no answer within timeout_s): recorded as

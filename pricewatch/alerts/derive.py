@@ -16,13 +16,18 @@ import duckdb
 from pricewatch.alerts.claims import _claim_status
 from pricewatch.alerts.compose import compose_messages
 from pricewatch.alerts.model import _Run
-from pricewatch.alerts.observe import _moves, _resolve_suspects, prefetch
 from pricewatch.alerts.mutes import apply_mutes, list_mutes
+from pricewatch.alerts.observe import _moves, _resolve_suspects, prefetch
+from pricewatch.alerts.prices import (
+    _disappeared,
+    _price_alerts,
+    _screen_first_seen,
+    _undercut,
+)
 from pricewatch.alerts.rulechange import _rule_changes
-from pricewatch.alerts.prices import _disappeared, _price_alerts, _screen_first_seen, _undercut
 from pricewatch.alerts.sources import _new_labels, _source_health
 from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows, sql
-from pricewatch.config import AlertConfig, Config
+from pricewatch.record.config import AlertConfig, Config
 from warehouse import db
 
 

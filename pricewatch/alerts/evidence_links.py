@@ -13,8 +13,8 @@ import shlex
 from pathlib import Path
 from urllib.parse import quote
 
-from pricewatch.config import AlertConfig
-from pricewatch.warc_common import archive_relpath
+from pricewatch.evidence.warc_common import archive_relpath
+from pricewatch.record.config import AlertConfig
 
 
 def evidence_url(cfg: AlertConfig, warc_file: str | None, record_id: str | None) -> str | None:

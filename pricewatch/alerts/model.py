@@ -10,8 +10,8 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from pricewatch import text
 from pricewatch.alerts.render import TITLE_MAX_CHARS, UTC_FMT, _render
+from pricewatch.record import text
 
 
 @dataclass

@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 from decimal import Decimal
 
 from pricewatch.alerts.model import _Run
-from pricewatch.alerts.render import UTC_FMT, S, _cap, _dec, _L, _money
+from pricewatch.alerts.render import _L, UTC_FMT, S, _cap, _dec, _money
 from pricewatch.alerts.store import _dumps, _rows
 from pricewatch.claims.readings import trusted_readings
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 
 
 def prefetch(con, run: _Run, subjects: set[tuple[str, str]]) -> None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pricewatch.alerts.model import Alert, _Run
 from pricewatch.alerts.observe import _held, _hold_note, _observations
-from pricewatch.alerts.render import UTC_FMT, S, _claim_lines, _evidence, _L, _money
+from pricewatch.alerts.render import _L, UTC_FMT, S, _claim_lines, _evidence, _money
 from pricewatch.alerts.store import _rows
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 
 CITING_ROLES = ("cited", "own")  # the page names this very offer; 'cheapest' picks may rotate
 

@@ -1,7 +1,7 @@
 """Alert text: titles and bodies built from strings a source printed, made safe for each output.
 
 Every string a source printed (offer keys, labels, tiers, price text, errors quoting a
-page) goes through pricewatch.text: `plain` in titles and in the stored body (what the CLI
+page) goes through pricewatch.record.text: `plain` in titles and in the stored body (what the CLI
 shows), `markdown` in the body sent (apprise body_format Markdown; e-mail gets it as escaped
 HTML). Bodies are cut at a line boundary (BODY_MAX_CHARS), saying how many lines were left out.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pricewatch import text
+from pricewatch.record import text
 
 UTC_FMT = "%Y-%m-%d %H:%M UTC"
 TITLE_MAX_CHARS = 250
@@ -18,7 +18,7 @@ BODY_MAX_CHARS = 3500      # under Slack's and most e-mail clients' limits; appr
 
 
 class S(str):
-    """A string a source printed: made inert for each output (pricewatch.text)."""
+    """A string a source printed: made inert for each output (pricewatch.record.text)."""
 
 
 def _L(*parts) -> tuple[str, str]:

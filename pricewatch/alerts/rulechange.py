@@ -8,7 +8,7 @@ once, here. One event per page and rules version.
 from __future__ import annotations
 
 from pricewatch.alerts.model import Alert, _Run
-from pricewatch.alerts.render import S, _L
+from pricewatch.alerts.render import _L, S
 from pricewatch.alerts.store import _rows, sql
 from pricewatch.claims.queries import query as claims_query
 

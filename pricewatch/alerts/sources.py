@@ -4,9 +4,9 @@ source_recovered, new_gpu_label (once per label)."""
 from __future__ import annotations
 
 from pricewatch.alerts.model import Alert, _Run
-from pricewatch.alerts.render import UTC_FMT, S, _L
+from pricewatch.alerts.render import _L, UTC_FMT, S
 from pricewatch.alerts.store import _rows, sql
-from pricewatch.config import AlertConfig
+from pricewatch.record.config import AlertConfig
 
 
 def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
@@ -54,7 +54,7 @@ def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
 
 def _new_labels(con, run: _Run) -> list[Alert]:
     """One alert per GPU label a provider prints that the catalog does not know: news (a new
-    GPU, or a new way of naming one) for whoever keeps warehouse/gpu_catalog.yaml. Its offers
+    GPU, or a new way of naming one) for whoever keeps pricewatch/record/gpu_catalog.yaml. Its offers
     are stored with gpu_model NULL meanwhile; the fingerprint has no run, so it is said once."""
     out = []
     for provider, labels in con.execute("""SELECT provider, unknown_labels FROM provider_runs
@@ -66,7 +66,7 @@ def _new_labels(con, run: _Run) -> list[Alert]:
             out.append(Alert("new_gpu_label", f"{provider}/{label}", "", run.run_id,
                              f"New GPU label at {provider}: {label}",
                              [_L(S(provider), f" lists {n} offer(s) as ", S(repr(label)), ", a GPU label "
-                                 f"warehouse/gpu_catalog.yaml does not know (seen {run.observed_at:{UTC_FMT}}). They are "
+                                 f"pricewatch/record/gpu_catalog.yaml does not know (seen {run.observed_at:{UTC_FMT}}). They are "
                                  "stored with no canonical model and are left out of comparisons until the catalog "
                                  "maps the label.")],
                              {"provider": provider, "label": label, "offers": n}, "info"))

@@ -9,7 +9,7 @@ from decimal import Decimal
 from functools import cache
 from importlib.resources import files
 
-from pricewatch.config import AlertConfig, Config, load_config
+from pricewatch.record.config import AlertConfig, Config, load_config
 
 
 def _alert_config(config) -> AlertConfig:

@@ -5,8 +5,8 @@ Per message kind four templates: ``<kind>.title.txt`` (one line), ``<kind>.txt``
 the CLI, generic webhooks), ``<kind>.md`` (chat targets that render Markdown) and
 ``<kind>.html`` (e-mail). Everything a template prints goes through the escaping of its
 output, so a template cannot let a scraped string become markup: HTML templates autoescape,
-Markdown ones escape Markdown syntax in every value (pricewatch.text.markdown), text ones drop
-control characters (pricewatch.text.plain). A URL filter (``|link``) passes only http(s) URLs,
+Markdown ones escape Markdown syntax in every value (pricewatch.record.text.markdown), text ones drop
+control characters (pricewatch.record.text.plain). A URL filter (``|link``) passes only http(s) URLs,
 percent-encoded, unescaped, for our own links.
 
 Bodies longer than a target takes are shortened by dropping whole lines (``fit``), never cut
@@ -22,8 +22,8 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from pricewatch import text
-from pricewatch.config import AlertConfig
+from pricewatch.record import text
+from pricewatch.record.config import AlertConfig
 
 FORMATS = ("title.txt", "txt", "md", "html")
 VALUE_MAX = 600          # a value longer than this (an error quoting a page) is cut with "…"

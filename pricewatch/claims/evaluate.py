@@ -21,8 +21,7 @@ from pricewatch.claims.formatting import as_number, display
 from pricewatch.claims.judge import judge, tolerance_text
 from pricewatch.claims.queries import query
 from pricewatch.claims.snapshot import Snapshot
-from warehouse.db import insert_frame
-
+from warehouse.load import insert_frame
 
 STATUSES = ("holds", "drifted", "unverifiable")
 

@@ -7,6 +7,7 @@ import math
 import re
 from decimal import Decimal
 
+from pricewatch.claims import kinds as K
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import as_number, quantize
 from pricewatch.claims.outcome import Outcome, _input, ts, usd
@@ -24,9 +25,9 @@ def interest(rules: R.RuleSet) -> Interest:
     offers, groups = set(), set()
     for claim in rules.claims.values():
         c = claim.compute
-        if isinstance(c, R.CitedOffer):
+        if isinstance(c, K.CitedOffer):
             offers.add((c.provider, c.offer))
-        elif isinstance(c, R.CheapestOffer):
+        elif isinstance(c, K.CheapestOffer):
             groups.add((c.gpu, c.count, c.billing))
             if c.cites:
                 offers.add((c.cites.provider, c.cites.offer))
@@ -55,7 +56,7 @@ class Evaluator(PageKinds):
         return self._done[claim_id]
 
     def _term(self, t) -> tuple[Decimal | None, Outcome]:
-        if isinstance(t, R.ClaimRef):
+        if isinstance(t, K.ClaimRef):
             o = self.outcome(t.claim)
             inherited = [{**i, "input_name": f"{t.claim}: {i['input_name']}"} for i in o.inputs]
             if o.unverifiable:
@@ -141,32 +142,32 @@ class Evaluator(PageKinds):
                              inputs=[_input(name, "own", provider, status="never_seen", used=False)])
 
     # ---- kinds -----------------------------------------------------------------------------
-    def _own_price(self, c: R.OwnPrice, claim, page) -> Outcome:
+    def _own_price(self, c: K.OwnPrice, claim, page) -> Outcome:
         offer, o = self._own(page, c.gpu)
         if offer:
             o.value = dec(offer["price_per_gpu_hour"])
         return o
 
-    def _config_price(self, c: R.ConfigPrice, claim, page) -> Outcome:
+    def _config_price(self, c: K.ConfigPrice, claim, page) -> Outcome:
         offer, o = self._own(page, c.gpu)
         if offer:
             o.value = c.count * dec(offer["price_per_gpu_hour"])
         return o
 
-    def _run_cost(self, c: R.RunCost, claim, page) -> Outcome:
+    def _run_cost(self, c: K.RunCost, claim, page) -> Outcome:
         offer, o = self._own(page, c.gpu)
         if offer:
             o.value = c.count * c.hours * dec(offer["price_per_gpu_hour"])
         return o
 
-    def _cited_offer(self, c: R.CitedOffer, claim, page) -> Outcome:
+    def _cited_offer(self, c: K.CitedOffer, claim, page) -> Outcome:
         offer, o = self._offer(c.provider, c.offer, "cited", "cited offer")
         if offer:
             o.value = dec(offer["price_per_hour" if c.price == "per_hour" else "price_per_gpu_hour"])
             o.pick = self.rules.provider_name(c.provider)
         return o
 
-    def _cheapest_offer(self, c: R.CheapestOffer, claim, page) -> Outcome:
+    def _cheapest_offer(self, c: K.CheapestOffer, claim, page) -> Outcome:
         price = "price_per_hour" if c.price == "per_hour" else "price_per_gpu_hour"
         cited = (c.cites.provider, c.cites.offer) if c.cites else None
         self._reads("", group=(c.gpu, c.count, c.billing))
@@ -219,7 +220,7 @@ class Evaluator(PageKinds):
                          f"the page cites {self.rules.provider_name(cited[0])} {cited[1]!r} ({state})")
         return out
 
-    def _ratio(self, c: R.Ratio, claim, page) -> Outcome:
+    def _ratio(self, c: K.Ratio, claim, page) -> Outcome:
         values, o = self._terms([c.of, c.to])
         if values is not None:
             if values[1] == 0:
@@ -228,19 +229,19 @@ class Evaluator(PageKinds):
                 o.value = values[0] / values[1]
         return o
 
-    def _product(self, c: R.Product, claim, page) -> Outcome:
+    def _product(self, c: K.Product, claim, page) -> Outcome:
         values, o = self._terms(c.of)
         if values is not None:
             o.value = math.prod(values, start=Decimal(1))
         return o
 
-    def _sum(self, c: R.Sum, claim, page) -> Outcome:
+    def _sum(self, c: K.Sum, claim, page) -> Outcome:
         values, o = self._terms(c.of)
         if values is not None:
             o.value = sum(values, Decimal(0))
         return o
 
-    def _memory(self, c: R.Memory, claim, page) -> Outcome:
+    def _memory(self, c: K.Memory, claim, page) -> Outcome:
         method = page.memory.methods[c.method]
         gb = c.params_b * method.bytes_per_param * method.margin
         if page.memory.rounding != "none":
@@ -250,7 +251,7 @@ class Evaluator(PageKinds):
                     break
         return Outcome(value=gb.normalize() if gb == gb.to_integral() else gb)
 
-    def _fits(self, c: R.Fits, claim, page) -> Outcome:
+    def _fits(self, c: K.Fits, claim, page) -> Outcome:
         need, o = self._term(c.needs)
         if need is None:
             return o
@@ -263,10 +264,10 @@ class Evaluator(PageKinds):
             o.value = all(c.count * page.vram(g) >= need for g in c.named())
         return o
 
-    def _total_vram(self, c: R.TotalVram, claim, page) -> Outcome:
+    def _total_vram(self, c: K.TotalVram, claim, page) -> Outcome:
         return Outcome(value=c.count * page.vram(c.gpu))
 
-    def _from_price(self, c: R.FromPrice, claim, page) -> Outcome:
+    def _from_price(self, c: K.FromPrice, claim, page) -> Outcome:
         out, options, missing = Outcome(), [], []
         for gpu in c.gpus:
             offer, o = self._own(page, gpu)
@@ -314,7 +315,7 @@ class Evaluator(PageKinds):
         return (f"cheaper fitting configuration: {n}× {o['gpu_label']} ({n * dec(o['vram_gb']):.0f} GB) "
                 f"from {usd(total)} per hour")
 
-    def _fact(self, c: R.Fact, claim, page) -> Outcome:
+    def _fact(self, c: K.Fact, claim, page) -> Outcome:
         provider = c.provider or page.page.own_prices
         role = "own" if provider == page.page.own_prices else "cited"
         name = f"fact {c.fact}"

@@ -7,8 +7,9 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import quote
 
-from pricewatch import text as T
-from pricewatch.claims.rules import Claim, RoundsTo
+from pricewatch.claims.kinds import RoundsTo
+from pricewatch.claims.rules import Claim
+from pricewatch.record import text as T
 
 SUFFIX = {"gb": " GB", "gb_per_s": " GB/s", "tflops": " TFLOPS", "ratio": "×", "bytes": " bytes", "hours": " h"}
 
@@ -68,7 +69,7 @@ def as_number(value) -> Decimal | None:
 # ---- Markdown output (the report, the Prefect artifacts) --------------------------------------
 # Our own text (rules/, page templates, titles) is written as is; every scraped or stored value
 # (GPU labels, offer keys, price texts, provider errors quoting a page, URLs) goes through
-# pricewatch.text.markdown, which strips control/format characters, collapses newlines, caps the
+# pricewatch.record.text.markdown, which strips control/format characters, collapses newlines, caps the
 # length and backslash-escapes the Markdown/HTML syntax, so it can neither break a table nor
 # become a tag or a link.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from pricewatch.claims import kinds as K
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import display, quantize
 from pricewatch.claims.outcome import Outcome
@@ -30,7 +31,7 @@ def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:
             ok = cur == pub
         elif tol == "cents":
             ok = quantize(cur, 2) == pub
-        elif isinstance(tol, R.RoundsTo):
+        elif isinstance(tol, K.RoundsTo):
             ok = quantize(cur, tol.rounds_to) == pub
         else:
             ok = abs(diff) <= abs(pub) * tol.percent / 100
@@ -44,8 +45,8 @@ def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:
 
 def tolerance_text(claim: R.Claim) -> str:
     tol = claim.tol
-    if isinstance(tol, R.RoundsTo):
+    if isinstance(tol, K.RoundsTo):
         return f"rounds to {tol.rounds_to} decimal{'s' if tol.rounds_to != 1 else ''}"
-    if isinstance(tol, R.Percent):
+    if isinstance(tol, K.Percent):
         return f"±{tol.percent}%"
     return tol

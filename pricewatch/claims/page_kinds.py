@@ -7,14 +7,14 @@ from __future__ import annotations
 from datetime import timezone
 from decimal import Decimal
 
-from pricewatch.claims import rules as R
+from pricewatch.claims import kinds as K
 from pricewatch.claims.formatting import quantize
 from pricewatch.claims.judge import judge
 from pricewatch.claims.outcome import Outcome, _input
 
 
 class PageKinds:
-    def _constant(self, c: R.Constant, claim, page) -> Outcome:
+    def _constant(self, c: K.Constant, claim, page) -> Outcome:
         rec = self.rules.records[c.record]
         value = rec.read if c.figure == "read" else rec.figures[c.figure]
         where = f"{rec.document}" + (f", {rec.table}" if rec.table else "") + f" (recorded {rec.read})"
@@ -24,13 +24,13 @@ class PageKinds:
                                             "value_num": float(value) if isinstance(value, Decimal) else None,
                                             "value_text": value if isinstance(value, str) else None})])
 
-    def _difference(self, c: R.Difference, claim, page) -> Outcome:
+    def _difference(self, c: K.Difference, claim, page) -> Outcome:
         values, o = self._terms([c.of, c.minus])
         if values is not None:
             o.value = values[0] - values[1]
         return o
 
-    def _same(self, c: R.Same, claim, page) -> Outcome:
+    def _same(self, c: K.Same, claim, page) -> Outcome:
         values, o = self._terms([c.of, c.to])
         if values is not None:
             a, b = (quantize(v, c.rounds_to) for v in values)
@@ -38,7 +38,7 @@ class PageKinds:
             o.note = f"{a} vs {b}"
         return o
 
-    def _rule_param(self, c: R.RuleParam, claim, page) -> Outcome:
+    def _rule_param(self, c: K.RuleParam, claim, page) -> Outcome:
         method = page.memory.methods[c.method]
         if c.field == "bytes_per_param":
             return Outcome(value=method.bytes_per_param.normalize())
@@ -46,7 +46,7 @@ class PageKinds:
             return Outcome(value=method.margin.normalize())
         return Outcome(value=((method.margin - 1) * 100).normalize())
 
-    def _observed_date(self, c: R.ObservedDate, claim, page) -> Outcome:
+    def _observed_date(self, c: K.ObservedDate, claim, page) -> Outcome:
         dated, seen = [], []
         out = Outcome()
         for cid in c.of:
@@ -68,20 +68,20 @@ class PageKinds:
             out.note = "the readings it dates changed: " + ", ".join(dated[:5]) + (" ..." if len(dated) > 5 else "")
         return out
 
-    def _less(self, c: R.Less, claim, page) -> Outcome:
+    def _less(self, c: K.Less, claim, page) -> Outcome:
         values, o = self._terms([c.of, c.than])
         if values is not None:
             o.value = values[0] < values[1]
             o.note = f"{values[0].normalize()} vs {values[1].normalize()}"
         return o
 
-    def _parameter(self, c: R.Parameter, claim, page) -> Outcome:
+    def _parameter(self, c: K.Parameter, claim, page) -> Outcome:
         value = getattr(self.claims[c.of].compute, c.field, None)
         if value is None:
             return Outcome(unverifiable=f"{c.of} has no {c.field}")
         return Outcome(value=Decimal(value))
 
-    def _smallest_fit(self, c: R.SmallestFit, claim, page) -> Outcome:
+    def _smallest_fit(self, c: K.SmallestFit, claim, page) -> Outcome:
         need, o = self._term(c.needs)
         if need is None:
             return o
@@ -101,5 +101,5 @@ class PageKinds:
         o.note = "fitting, smallest first: " + ", ".join(f"{g} ({v} GB)" for v, g in fitting)
         return o
 
-    def _count_of(self, c: R.CountOf, claim, page) -> Outcome:
+    def _count_of(self, c: K.CountOf, claim, page) -> Outcome:
         return Outcome(value=Decimal(len(c.claims)))

@@ -11,15 +11,15 @@ from __future__ import annotations
 import hashlib
 import re
 from decimal import Decimal
-from importlib.resources import files
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
-from pricewatch.catalog import load_catalog
+from pricewatch.record.catalog import load_catalog
 
 RULES_DIR = Path(str(files("rules")))   # the rules package (data only), wherever it is installed
 #: A slot of page.tmpl: {id} a value, {id|pick} what a cheapest/from claim picks, {id|bare} a price
@@ -29,11 +29,32 @@ SLOT = re.compile(r"\{(?P<assert>\?)?(?P<id>[a-z0-9][a-z0-9._\-]*)(?:\|(?P<mod>p
 UNITS = ("usd", "gb", "gb_per_s", "tflops", "ratio", "bytes", "hours", "count", "mark", "text")
 
 
-from pricewatch.claims.kinds import *  # noqa: F401,F403  (the computation kinds: rules.Ratio, rules.Fits, ...)
-from pricewatch.claims.kinds import (CheapestOffer, ClaimRef, Compute, ConfigPrice, Constant, CountOf, Difference,
-                                     Fits, FromPrice, Less, Memory, ObservedDate, OwnPrice, Parameter, Product,
-                                     Ratio, RoundsTo, RuleParam, RunCost, Same, SmallestFit, Sum, Tolerance,
-                                     TotalVram, _Strict)
+from pricewatch.claims.kinds import (
+    CheapestOffer,
+    ClaimRef,
+    Compute,
+    ConfigPrice,
+    Constant,
+    CountOf,
+    Difference,
+    Fits,
+    FromPrice,
+    Less,
+    Memory,
+    ObservedDate,
+    OwnPrice,
+    Parameter,
+    Product,
+    Ratio,
+    RuleParam,
+    RunCost,
+    Same,
+    SmallestFit,
+    Sum,
+    Tolerance,
+    TotalVram,
+    _Strict,
+)
 
 
 class Says(_Strict):

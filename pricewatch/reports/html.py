@@ -29,9 +29,10 @@ from markupsafe import Markup
 
 from pricewatch.claims import pages
 from pricewatch.claims import rules as R
+from pricewatch.evidence.warc_common import archive_relpath
 from pricewatch.reports import charts as C
-from pricewatch.reports.data import one, rows as query
-from pricewatch.warc_common import archive_relpath
+from pricewatch.reports.data import one
+from pricewatch.reports.data import rows as query
 
 STATUSES = ("holds", "drifted", "unverifiable")
 MAX_OFFER_CHARTS = 40
@@ -102,7 +103,7 @@ def evidence_of(rules: R.RuleSet, row: dict, base_url: str | None) -> list[dict]
 
 
 def _evidence_base_url() -> str | None:
-    from pricewatch.config import load_config
+    from pricewatch.record.config import load_config
     return load_config().alerts.evidence_base_url
 
 
@@ -175,7 +176,7 @@ def render(con: duckdb.DuckDBPyConnection, rules: R.RuleSet, evaluations: list[d
 
 def write_html(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.RuleSet, evaluations: list[dict],
                evidence_base_url: str | None = ..., name: str = "report.html") -> Path:
-    """Writes ``out_dir/report.html`` from the latest evaluations (pricewatch.claims.report.latest)
+    """Writes ``out_dir/report.html`` from the latest evaluations (pricewatch.reports.claims_report.latest)
     and returns its path. ``evidence_base_url``: where the archive is served (default: the
     ``[alerts] evidence_base_url`` setting); without one, evidence shows the WARC path, record
     id and the `pricewatch evidence` command, unlinked."""

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from pricewatch.archive import ReplayIndex
+from pricewatch.evidence.archive import ReplayIndex
 from spiders.playwright_replay import _WIRE_HEADERS, NO_PROXY, _decoded, skipped
 from spiders.settings import PLAYWRIGHT_LAUNCH_OPTIONS
 

@@ -1,0 +1,324 @@
+"""What every `pricewatch` subcommand shares: the database path, read-only connections, one-line
+errors, and the guard that turns any failure into one line on stderr (never a traceback)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import NoReturn, Optional
+
+import typer
+from rich.console import Console
+
+# typer vendors its own click: these are the classes its parser raises.
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
+from typer.core import TyperGroup
+
+from pricewatch.record.text import console as esc
+
+err = Console(stderr=True, highlight=False)
+
+DbOption = typer.Option(None, "--db", help="DuckDB file (default: $PRICEWATCH_DB or data/pricewatch.duckdb)")
+
+ERROR_LEN = 600  # one readable line, even when it quotes a page or a path
+
+_debug = {"on": False}
+
+
+def debug_enabled() -> bool:
+    return _debug["on"] or os.environ.get("PRICEWATCH_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def set_debug(on: bool) -> None:
+    _debug["on"] = _debug["on"] or on
+
+
+def say(message: str, style: str = "red", prefix: str = "error: ") -> None:
+    """One line on stderr: the message made inert (markup escaped, control characters dropped,
+    newlines folded, cut to a readable length) and never wrapped by the console width."""
+    err.print(f"[{style}]{esc(prefix + str(message), ERROR_LEN)}[/{style}]", soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Refuse with one line on stderr. Code 2: bad input (nothing was done); 1: it failed."""
+    say(message)
+    raise typer.Exit(code)
+
+
+class GuardedGroup(TyperGroup):
+    """The `pricewatch` command group: every failure of every command ends in ONE line on
+    stderr and a non-zero exit. Usage errors (a bad option value, a missing argument) exit 2,
+    anything a command raises exits 1. `pricewatch --debug ...` or PRICEWATCH_DEBUG=1 lets the
+    exception through with its traceback, for developers."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        _debug["on"] = False
+        try:
+            rv = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                              standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else 0
+        except NoArgsIsHelpError as exc:
+            text = exc.ctx.get_help() if exc.ctx else ""  # typer's rich help prints itself
+            if text:
+                typer.echo(text)
+            code = 2
+        except ClickException as exc:
+            where = getattr(exc, "ctx", None)
+            hint = f" (see: {where.command_path} --help)" if where is not None else ""
+            say(exc.format_message() + hint)
+            code = exc.exit_code
+        except typer.Abort:
+            say("aborted")
+            code = 1
+        except Exception as exc:  # noqa: BLE001 - the boundary: one line, not a traceback
+            if debug_enabled():
+                raise
+            say(error_text(exc) + " (--debug or PRICEWATCH_DEBUG=1 shows the traceback)")
+            code = 1
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def error_text(exc: BaseException) -> str:
+    """What an exception says, in one line: its message, or its type when it has none; a
+    bare KeyError/AttributeError-like message gets its type so it still says something."""
+    # DuckDB appends the statement with a caret under the fault: unreadable folded into one line.
+    msg = " ".join(str(exc).split("\nLINE ")[0].split())
+    if not msg:
+        return type(exc).__name__
+    if isinstance(exc, (KeyError, IndexError, AttributeError, TypeError, AssertionError, NameError)):
+        return f"{type(exc).__name__}: {msg}"
+    return msg
+
+
+def db_path(path: Optional[Path]) -> str:
+    from warehouse.db import default_db_path
+    return str(path) if path else default_db_path()
+
+
+def check_db_readable(path: Optional[Path]) -> str:
+    """The database path, or refuse (exit 2) when it cannot be a pricewatch database file."""
+    p = Path(db_path(path))
+    if p.is_dir():
+        fail(f"--db {p} is a folder, not a DuckDB file")
+    if not p.exists():
+        fail(f"no pricewatch database at {p} (run `pricewatch run` first, or pass --db)", 1)
+    return str(p)
+
+
+def check_db_writable(path: Optional[Path]) -> str:
+    """For `pricewatch run`, before any crawl: the database path must be a DuckDB file or a
+    place one can be created (a folder, or a path under a file, is refused)."""
+    p = Path(db_path(path))
+    if p.is_dir():
+        fail(f"--db {p} is a folder, not a DuckDB file")
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        fail(f"--db {p}: {parent} is a file, not a folder")
+    if p.exists():
+        import duckdb
+        try:
+            duckdb.connect(str(p), read_only=True).close()
+        except duckdb.Error as exc:
+            # A writer holding the lock (an analyst's session) is not an error: the load waits.
+            if "lock" not in str(exc).lower():
+                fail(f"--db {p} is not a usable DuckDB database: {error_text(exc)}")
+    return str(p)
+
+
+DEFAULT_QUERY_WAIT_S = 60.0
+
+
+def query_wait_s() -> float:
+    """How long `pricewatch query` / `export` wait while the nightly load holds the write lock
+    (PRICEWATCH_QUERY_WAIT_S, default 60 s; a load holds it for about a second)."""
+    raw = os.environ.get("PRICEWATCH_QUERY_WAIT_S", "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else DEFAULT_QUERY_WAIT_S
+    except ValueError:
+        fail(f"PRICEWATCH_QUERY_WAIT_S={raw!r} is not a number of seconds")
+
+
+def open_read_only(path: Optional[Path], wait_s: float = 0.0):
+    """The warehouse opened read-only, or exit with the reason (no file yet, a folder, or a
+    writer holds DuckDB's lock for longer than wait_s seconds)."""
+    from warehouse.db import connect
+    target = check_db_readable(path)
+    try:
+        return connect(target, read_only=True, wait_s=wait_s)
+    except Exception as exc:
+        fail(f"cannot open {target} read-only: {error_text(exc)}", 1)
+
+
+# --- pricewatch query: a connection that cannot write, attach, copy out or change settings ---
+
+# Statement kinds a query may run (duckdb StatementType names). DESCRIBE, SHOW, SUMMARIZE, FROM
+# and WITH ... SELECT parse as SELECT.
+QUERY_STATEMENTS = {"SELECT", "EXPLAIN", "PRAGMA"}
+# PRAGMAs that only read (anything else, e.g. enable_profiling, is a setting).
+READ_PRAGMAS = {"table_info", "show_tables", "show_tables_expanded", "show_databases", "database_list",
+                "database_size", "storage_info", "metadata_info", "version", "platform", "functions",
+                "collations", "user_agent", "show"}
+
+
+def open_query_connection(path: Optional[Path]):
+    """Read-only, and sandboxed: no file access besides the warehouse itself (no ATTACH of
+    another file, no COPY TO, no read_csv('/etc/...'), no INSTALL/LOAD), and the
+    configuration locked so a statement cannot switch that back."""
+    con = open_read_only(path, wait_s=query_wait_s())
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def refused_statement(con, sql: str) -> Optional[str]:
+    """Why the query is refused, or None: every statement must be a read (see
+    QUERY_STATEMENTS / READ_PRAGMAS). A second layer over the sandboxed connection."""
+    statements = con.extract_statements(sql)  # raises the parser's error for bad SQL
+    if not statements:
+        return "no SQL statement given"
+    for st in statements:
+        kind = st.type.name
+        text = (st.query or "").strip()
+        if kind == "EXPLAIN":
+            inner = re.sub(r"^\s*EXPLAIN\s+(ANALY[SZ]E\s+)?", "", text, flags=re.I)
+            why = refused_statement(con, inner) if inner and inner != text else None
+            if why:
+                return why
+            continue
+        if kind == "PRAGMA":
+            m = re.match(r"\s*PRAGMA\s+([A-Za-z_]+)", text, flags=re.I)
+            if m and m.group(1).lower() in READ_PRAGMAS:
+                continue
+            name = m.group(1) if m else text
+            return f"PRAGMA {name} is not allowed (only PRAGMAs that read, e.g. table_info)"
+        if kind not in QUERY_STATEMENTS:
+            word = text.split(None, 1)[0].upper() if text else kind
+            return f"{word if word.isalpha() and word != 'WITH' else kind} statements are not allowed"
+    return None
+
+
+def cell(value, max_len: int = 300, max_lines: int = 60) -> str:
+    """A table cell of text from outside (a page, the warehouse): each line made inert with
+    pricewatch.record.text.console, line breaks kept, at most max_lines lines."""
+    if value is None:
+        return ""
+    lines = str(value).splitlines() or [""]
+    out = [esc(line, max_len) for line in lines[:max_lines]]
+    if len(lines) > max_lines:
+        out.append(f"… ({len(lines) - max_lines} more lines)")
+    return "\n".join(out)
+
+
+def check_out_dir(out: Path, option: str = "--out") -> Path:
+    """A folder to write into: refused (exit 2) when it, or a folder above it, is a file."""
+    out = Path(out)
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        fail(f"{option} {out}: {probe} is a file, not a folder" if probe != out
+             else f"{option} {out} is a file, not a folder")
+    return out
+
+
+# --- query results for people: every statement, wide tables folded, never cut headers ------
+
+def print_results(con, sql: str, fmt: str, expanded: bool = False, pager: bool = False) -> None:
+    """Runs every statement of `sql` and prints each result. table: one table per statement
+    (titled when there are several), each column at least as wide as its header; a result too
+    wide for the terminal is shown as records (one "column  value" block per row, like psql's
+    \\x); --pager pages it. csv/json take one statement (several would not be one document)."""
+    statements = con.extract_statements(sql)
+    if len(statements) > 1 and fmt != "table":
+        fail(f"--format {fmt} takes one statement; got {len(statements)} (run them one at a time, "
+             "or use --format table to see every result)")
+    if fmt == "csv":
+        sys.stdout.write(con.execute(statements[0]).df().to_csv(index=False))
+        return
+    if fmt == "json":
+        sys.stdout.write(con.execute(statements[0]).df().to_json(orient="records", date_format="iso", date_unit="s",
+                                                                 force_ascii=False) + "\n")
+        return
+    frames = []
+    for st in statements:
+        cur = con.execute(st)
+        frames.append((st.query.strip().rstrip(";").strip(), [d[0] for d in cur.description], cur.fetchall()))
+    out = Console(width=max(120, Console().width))
+    if pager:
+        with out.pager(styles=True):
+            _print_frames(out, frames, expanded)
+    else:
+        _print_frames(out, frames, expanded)
+
+
+def _print_frames(out: Console, frames, expanded: bool) -> None:
+    from rich.measure import Measurement
+    from rich.table import Table
+    for i, (text, columns, values) in enumerate(frames, 1):
+        if len(frames) > 1:
+            out.print(cell(f"[{i}/{len(frames)}] {' '.join(text.split())}", max_len=160, max_lines=1),
+                      style="bold", soft_wrap=True)
+        title = None
+        headers = [cell(c, max_len=80, max_lines=1) for c in columns]
+        rows = [[_shown(v) for v in row] for row in values]
+        # A column is never narrower than its header; values fold. Too wide even so: records.
+        table = Table()
+        for h in headers:
+            table.add_column(h, min_width=len(h), overflow="fold")
+        for r in rows:
+            table.add_row(*r)
+        unbounded = out.options.update(width=10**6, max_width=10**6)
+        if expanded or Measurement.get(out, unbounded, table).minimum > out.width:
+            _print_records(out, title, headers, rows, forced=expanded)
+            continue
+        out.print(table)
+        out.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", style="dim")
+
+
+def _print_records(out: Console, title, headers, rows, forced: bool = False) -> None:
+    from rich.table import Table
+    if title:
+        out.print(title, style="bold")
+    width = max((len(h) for h in headers), default=0)
+    for n, r in enumerate(rows, 1):
+        out.rule(f"row {n}", align="left", style="dim")
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(min_width=width, style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for h, v in zip(headers, r):
+            grid.add_row(h, v)
+        out.print(grid)
+    why = "" if forced else f": too wide for {out.width} columns"
+    out.print(f"({len(rows)} row{'s' if len(rows) != 1 else ''}, shown as records{why})", style="dim")
+
+
+def _shown(v) -> str:
+    """A value as people read it: NULL empty, decimals without trailing zeros, ISO times."""
+    from datetime import date, datetime
+    from decimal import Decimal
+    if v is None:
+        return ""
+    if isinstance(v, Decimal):
+        return cell(f"{v.normalize():f}" if v.is_finite() else str(v))
+    if isinstance(v, datetime):
+        return cell(v.isoformat(sep=" "))
+    if isinstance(v, date):
+        return cell(v.isoformat())
+    return cell(v)
+
+
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    import duckdb
+    try:
+        mine = version("pricewatch")
+    except PackageNotFoundError:
+        mine = "unknown (not installed)"
+    return f"pricewatch {mine} (duckdb {duckdb.__version__}, Python {sys.version.split()[0]})"
