@@ -21,15 +21,15 @@ from warehouse.sql_files import query_sql, split_statements, statements
 MIGRATIONS = Path(db.MIGRATIONS_DIR)
 
 
-def replay(con, files: list[tuple[int, str, str]]) -> list[int]:
+def replay(con, files: list[tuple[int, str, str]], ordered: bool = False) -> list[int]:
     """What migrate() did to a new warehouse before issue 19 (and what every commit's migrate()
-    did): schema_migrations, then each file in number order in its own transaction, recorded
-    (with its sha256 once migration 020 added the column), the first that fails rolled back and
-    the rest not applied. Returns the versions applied."""
+    did): schema_migrations, then each file in number order (or in the order given) in its own
+    transaction, recorded (with its sha256 once migration 020 added the column), the first that
+    fails rolled back and the rest not applied. Returns the versions applied."""
     con.execute("""CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())""")
-    applied = []
-    for version, name, sql in sorted(files):
+    applied = {}
+    for version, name, sql in (files if ordered else sorted(files)):
         con.execute("BEGIN")
         try:
             con.execute(sql)
@@ -38,13 +38,12 @@ def replay(con, files: list[tuple[int, str, str]]) -> list[int]:
         except duckdb.Error:
             con.execute("ROLLBACK")
             break
-        applied.append(version)
+        applied[version] = sql
     if any(r[1] == "sha256" for r in con.execute("PRAGMA table_info('schema_migrations')").fetchall()):
-        for version, name, sql in files:
-            if version in applied:
-                con.execute("UPDATE schema_migrations SET sha256 = ? WHERE version = ?",
-                            [db.migration_sha256(sql), version])
-    return applied
+        for version, sql in applied.items():
+            con.execute("UPDATE schema_migrations SET sha256 = ? WHERE version = ? AND sha256 IS NULL",
+                        [db.migration_sha256(sql), version])
+    return list(applied)
 
 
 def catalog(con, comments: bool = True) -> dict:
@@ -69,7 +68,8 @@ def catalog(con, comments: bool = True) -> dict:
         "other": q("SELECT 'sequence', sequence_name FROM duckdb_sequences() UNION ALL SELECT 'index', index_name "
                    "FROM duckdb_indexes() UNION ALL SELECT 'type', type_name FROM duckdb_types() WHERE NOT internal"),
         "migrations": q("SELECT version, name FROM schema_migrations"),
-        "settings": q("SELECT * FROM mart_settings"),
+        "settings": q("SELECT * FROM mart_settings") if con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'mart_settings'").fetchone()[0] else [],
     }
 
 

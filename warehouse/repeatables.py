@@ -28,8 +28,21 @@ KINDS = ("view", "macro")                      # folder = kind + "s"
 class Repeatable:
     kind: str                  # "table" (its comments only), "view" or "macro"
     name: str
-    sql: str                   # what is run: the definition (views, macros), then the comments
+    definition: str            # CREATE OR REPLACE ... ("" for a table: numbered migrations make those)
+    comments: tuple[tuple[str | None, str], ...]   # (column or None for the object, text)
     requires: tuple[str, ...]  # the views and macros its definition reads
+    table_macro: bool = False
+
+    def comment_statements(self, only: set | None = None) -> list[str]:
+        on = {"table": "TABLE", "view": "VIEW", "macro": "MACRO TABLE" if self.table_macro else "MACRO"}[self.kind]
+        return [f"COMMENT ON {on} {self.name} IS {_quote(text)};" if column is None else
+                f"COMMENT ON COLUMN {self.name}.{_ident(column)} IS {_quote(text)};"
+                for column, text in self.comments if only is None or (column, text) in only]
+
+    @property
+    def sql(self) -> str:
+        """What is run: the definition (views, macros), then the comments."""
+        return self.definition + "\n".join(self.comment_statements()) + "\n"
 
     @property
     def sha256(self) -> str:
@@ -74,18 +87,11 @@ def _column_text(docs: dict[str, dict], owner: str, entry: dict) -> str:
     return target["description"]
 
 
-def comment_sql(docs: dict[str, dict], name: str) -> str:
-    """The COMMENT statements of one object's docs."""
+def _comments(docs: dict[str, dict], name: str) -> tuple[tuple[str | None, str], ...]:
+    """One object's comments: (None, its own), then (column, text) for each column."""
     doc = docs[name]
-    on = {"table": "TABLE", "view": "VIEW", "macro": "MACRO"}[doc["kind"]]
-    if doc.get("table_macro"):
-        on = "MACRO TABLE"
-    lines = []
-    if doc["description"] is not None:
-        lines.append(f"COMMENT ON {on} {name} IS {_quote(doc['description'])};")
-    for column, entry in doc["columns"]:
-        lines.append(f"COMMENT ON COLUMN {name}.{_ident(column)} IS {_quote(_column_text(docs, name, entry))};")
-    return "\n".join(lines)
+    own = [(None, doc["description"])] if doc["description"] is not None else []
+    return tuple(own + [(column, _column_text(docs, name, entry)) for column, entry in doc["columns"]])
 
 
 _CREATE = re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+(VIEW|MACRO)\s+(\w+)", re.I | re.M)
@@ -138,13 +144,12 @@ def _load(root: Path, _stamp: tuple) -> tuple[Repeatable, ...]:
                 raise ValueError(f"{f}: must hold CREATE OR REPLACE {kind.upper()} {f.stem}")
             if docs.get(f.stem, {}).get("kind") != kind:
                 raise ValueError(f"{f}: no docs for {kind} {f.stem} in {f.with_suffix('.yaml')}")
-            if kind == "macro":
-                docs[f.stem]["table_macro"] = bool(re.search(r"\)\s*AS\s+TABLE\b", sql, re.I))
             defs[f.stem] = (kind, sql)
     names = set(defs)
-    out = [Repeatable("table", n, comment_sql(docs, n) + "\n", ()) for n, d in docs.items() if d["kind"] == "table"]
+    out = [Repeatable("table", n, "", _comments(docs, n), ()) for n, d in docs.items() if d["kind"] == "table"]
     for name, (kind, sql) in defs.items():
-        out.append(Repeatable(kind, name, sql + comment_sql(docs, name) + "\n", _references(sql, names, name)))
+        table_macro = kind == "macro" and bool(re.search(r"\)\s*AS\s+TABLE\b", sql, re.I))
+        out.append(Repeatable(kind, name, sql, _comments(docs, name), _references(sql, names, name), table_macro))
     undefined = [n for n, d in docs.items() if d["kind"] != "table" and n not in defs]
     if undefined:
         raise ValueError(f"docs for views/macros with no .sql file: {', '.join(undefined)}")
@@ -156,6 +161,16 @@ def _recorded(con) -> dict[tuple[str, str], str] | None:
         return {(k, n): s for k, n, s in con.execute("SELECT kind, name, sha256 FROM schema_repeatables").fetchall()}
     except Exception:   # before migration 057 (a migrations folder without it)
         return None
+
+
+def _table_comments(con) -> dict[tuple[str, str | None], str | None]:
+    """The comments the tables carry now: (table, None) and (table, column) -> text."""
+    out = {(t, None): c for t, c in con.execute(
+        "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+    out.update({(t, col): c for t, col, c in con.execute(
+        "SELECT table_name, column_name, comment FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND table_name IN (SELECT table_name FROM duckdb_tables() WHERE database_name = current_database())").fetchall()})
+    return out
 
 
 def apply_repeatables(con, force: bool = False, root: Path | None = None) -> list[str]:
@@ -175,9 +190,15 @@ def apply_repeatables(con, force: bool = False, root: Path | None = None) -> lis
     applied = []
     con.execute("BEGIN")
     try:
+        current = _table_comments(con) if any(r.kind == "table" and r.name in todo for r in items) else {}
         for r in items:
             if r.name in todo:
-                con.execute(r.sql)
+                if r.kind == "table":   # only the comments that differ (a migration rebuilt or altered it)
+                    differ = {c for c in r.comments if current.get((r.name, c[0])) != c[1]}
+                    if differ:
+                        con.execute("\n".join(r.comment_statements(differ)))
+                else:
+                    con.execute(r.sql)
                 applied.append(f"{r.kind} {r.name}")
                 if recorded is not None:
                     con.execute("INSERT OR REPLACE INTO schema_repeatables (kind, name, sha256, applied_at) "
