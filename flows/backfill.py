@@ -14,7 +14,7 @@ from prefect import flow, get_run_logger
 from prefect.states import Completed, Failed
 
 from flows.nightly import nightly
-from flows.outcome import summary_of
+from flows.run_report import summary_of
 from pricewatch.collect import replays
 from pricewatch.collect.crawl_ahead import prefetch
 from pricewatch.collect.replays import scan_archive, uses_browser

@@ -90,7 +90,7 @@ def _opener(body):
         return lambda: io.BytesIO(body)
     if isinstance(body, (str, Path)):
         return lambda: open(body, "rb")
-    return body.open   # a spooled body (pricewatch/streamed_body.py StreamedBody): decoded
+    return body.open   # a spooled body (pricewatch/evidence/streamed_body.py StreamedBody): decoded
 
 
 def parse_offer_file(body, url: str) -> Parsed:

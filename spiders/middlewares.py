@@ -34,7 +34,7 @@ def crawl_archive(crawler) -> WarcArchiveWriter:
 
 def package_crawl_archive(crawler) -> None:
     """When the crawl has finished: its WARC file is closed and packaged as a WACZ beside it
-    (pricewatch/wacz.py), unless PRICEWATCH_WACZ is off. A crawl that received nothing has no
+    (pricewatch/evidence/wacz.py), unless PRICEWATCH_WACZ is off. A crawl that received nothing has no
     WARC and gets no WACZ. The WACZ is derived from the WARC (the evidence offers point to):
     a packaging failure is logged and counted, it does not fail the crawl."""
     writer = _crawl_writers.pop(crawler, None)

@@ -6,10 +6,10 @@ as a live crawl; only the socket is replaced. A URL missing from the archive is 
 
 A request flagged ``pricewatch_stream`` (a body of hundreds of MB, spiders/streaming.py) is
 answered with its payload copied to a temp file in chunks (``spooled_replay``), never held
-whole; a record too big to index held (pricewatch/warc_read.py ``StoredPayload``) is read
+whole; a record too big to index held (pricewatch/evidence/warc_read.py ``StoredPayload``) is read
 from the WARC file when served (into memory only for a request that is not flagged).
 
-A bad WARC file is never served (pricewatch/archive.py): in a folder it is skipped with one
+A bad WARC file is never served (pricewatch/evidence/archive.py): in a folder it is skipped with one
 warning line; a single bad file leaves nothing to serve, and the crawl fails with that line
 (in ``pricewatch/failed_urls``) instead of a traceback.
 """

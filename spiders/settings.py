@@ -21,7 +21,7 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
 
 # Network faults (spiders/faults.py): every request is bounded and every give-up is one line.
 # A page that has not arrived in 30 s is a fault of the night, not a wait: the request fails
-# "timed out" (not retried, PRICEWATCH_RETRY_TIMEOUTS), and pricewatch/crawl.py kills a whole
+# "timed out" (not retried, PRICEWATCH_RETRY_TIMEOUTS), and pricewatch/collect/crawl_process.py kills a whole
 # crawl process that outlives its wall-clock limit. A resolver that does not answer is a
 # fault too (Scrapy's default waits 60 s per lookup).
 DOWNLOAD_TIMEOUT = 30

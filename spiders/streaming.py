@@ -3,7 +3,7 @@ whole in memory.
 
 A request with ``meta["pricewatch_stream"] = True`` (the AWS offer files, spiders/aws.py) is
 answered with a :class:`StreamedResponse`: ``body`` is empty and ``streamed`` is the spooled
-body (pricewatch/streamed_body.py ``StreamedBody``: the temp file, its size and sha256, the
+body (pricewatch/evidence/streamed_body.py ``StreamedBody``: the temp file, its size and sha256, the
 headers as received; ``open()`` reads it decoded). Every other request takes Scrapy's own path
 unchanged.
 
@@ -39,8 +39,8 @@ from pricewatch.evidence.streamed_body import (
     Spool,
     SpoolError,
     StreamedBody,
-    remove_spool_dir,
-    spool_dir,
+    remove_body_temp_dir,
+    body_temp_dir,
 )
 from pricewatch.evidence.warc_common import ArchiveError
 from spiders.faults import DownloadFailed
@@ -100,13 +100,13 @@ class CrawlSpool:
     def new(self, url: str) -> Spool:
         try:
             if self.path is None:
-                self.path = spool_dir(self.parent)
+                self.path = body_temp_dir(self.parent)
             return Spool(self.path)
         except (SpoolError, OSError) as exc:
             raise DownloadFailed(f"cannot spool the body to a temp file: {exc}", "spool") from None
 
     def close(self) -> None:
-        remove_spool_dir(self.path)
+        remove_body_temp_dir(self.path)
         self.path = None
 
 

@@ -111,7 +111,7 @@ def crawl(tmp_path_factory):
     keyed by provider, path and the archive's bytes, and a worker waits (file lock) while
     another crawls the same pair. The first call for a provider's shipped capture crawls the
     shipped captures of every HTTP provider at once, in one shared Scrapy process as a run does
-    (pricewatch/crawl_group.py: ~2 s for all instead of ~1.7 s each); a browser provider, and
+    (pricewatch/collect/crawl_group.py: ~2 s for all instead of ~1.7 s each); a browser provider, and
     any other archive, is crawled in a process of its own. Tests must not mutate the result."""
     cache: dict[tuple[str, str], crawl_process.CrawlResult] = {}
     # One folder per test session: shared by the xdist workers of this run (their temp folders

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from markdown_it import MarkdownIt
 
-from flows.outcome import (
+from flows.run_report import (
     MAX_MESSAGE,
     claims_markdown,
     message,

@@ -44,7 +44,6 @@ FLOORS: dict[str, tuple[int, tuple[str, ...]]] = {
 NOT_ALLOWED = {
     "warehouse": {"record", "evidence", "spiders"},     # warehouse/ imports nothing of pricewatch
     "record": {"warehouse"},                           # the record is plain data: no DuckDB
-    "evidence": {"warehouse"},
     "spiders": {"warehouse"},                          # spiders know record and evidence only
     "claims": {"spiders"},                             # claims read the warehouse, never a spider
     "output": {"spiders"},

@@ -22,11 +22,11 @@ from warehouse import db
 
 BIG = 300_000  # offers in the crashing run: its insert takes seconds, so the kill lands inside it
 
-# The flow's own load step (flows.nightly.load_run, without Prefect) in a process of its own.
+# The flow's own load step (flows.tasks.load_run, without Prefect) in a process of its own.
 LOADER = r"""
 import pickle, sys
 import pandas as pd
-from flows.nightly import load_run
+from flows.tasks import load_run
 
 db_path, batch_path = sys.argv[1], sys.argv[2]
 run, provider_runs, offers, facts, n = pickle.load(open(batch_path, "rb"))

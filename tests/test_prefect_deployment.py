@@ -161,7 +161,7 @@ def notice_receiver(httpserver, monkeypatch) -> list[dict]:
 def test_a_failed_provider_completes_the_run_and_the_state_names_it_and_why(on_server, make_warc, tmp_path,
                                                                           httpserver, monkeypatch):
     from flows.nightly import nightly
-    from flows.outcome import summary_of
+    from flows.run_report import summary_of
     received = notice_receiver(httpserver, monkeypatch)
     warc = make_warc(shipped_exchanges("massed_compute") + thunder_with_renamed_pricing_field())
     state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
@@ -204,7 +204,7 @@ def test_a_suspect_provider_sends_a_notice(on_server, make_warc, tmp_path, https
 def test_a_run_where_no_provider_succeeded_ends_failed_and_says_why(on_server, make_warc, tmp_path,
                                                                     httpserver, monkeypatch):
     from flows.nightly import nightly
-    from flows.outcome import RunFailed, summary_of
+    from flows.run_report import RunFailed, summary_of
     received = notice_receiver(httpserver, monkeypatch)
     warc = make_warc(thunder_with_renamed_pricing_field())
     state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)

@@ -1,4 +1,4 @@
-"""The quality gate's screen (pricewatch/quality.py screen), vectorised over a run's offers: one
+"""The quality gate's screen (pricewatch/collect/gate.py screen), vectorised over a run's offers: one
 batch with a reading for every verdict, each message written out by hand from the rules in the
 module docstring and the bands in pricewatch/record/gpu_catalog.yaml. Pure function, no warehouse: ~10 ms."""
 

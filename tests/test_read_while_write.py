@@ -26,7 +26,7 @@ from warehouse import db
 READER = r"""
 import json, sys, time
 from pathlib import Path
-from pricewatch.cli.tools import open_query_connection
+from pricewatch.cli.query import open_query_connection
 path, stop, log = Path(sys.argv[1]), Path(sys.argv[2]), open(sys.argv[3], "w", buffering=1)
 SQL = '''SELECT r.run_id,
                 (SELECT count(*) FROM offers o WHERE o.run_id = r.run_id) AS stored,

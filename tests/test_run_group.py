@@ -1,4 +1,4 @@
-"""The HTTP spiders of a run in one Scrapy process (pricewatch/crawl_group.py): each provider's
+"""The HTTP spiders of a run in one Scrapy process (pricewatch/collect/crawl_group.py): each provider's
 outcome still its own, a crash of the shared process loses no provider silently, and the
 `pricewatch run` people watch (one line per provider, the run's alerts; Prefect's lines in a
 log file)."""
@@ -50,17 +50,17 @@ def test_a_crash_of_the_shared_process_fails_each_unreported_provider_with_a_lin
 
 def test_a_provider_the_crashed_shared_process_did_not_report_is_retried_alone(tmp_path, on_prefect):
     """A live run: the shared process dies before massed_compute's crawl ended; the crawl task
-    (flows/nightly.py, the real Prefect task and its retry) crawls it again in a process of its
+    (flows/tasks.py, the real Prefect task and its retry) crawls it again in a process of its
     own. No internet here, so that retry ends in DNS failures, which are not retried again."""
     from prefect import flow
 
-    from flows import nightly as flow_module
+    from flows import tasks as flow_module
     workdir, archive = str(tmp_path), str(tmp_path / "archive")
     crawls = RunCrawls(["massed_compute"], tmp_path / "shared", None, tmp_path / "archive")
     os.killpg(crawls.own.proc.pid, signal.SIGKILL)
     crashed = crawls.result("massed_compute")
     assert crashed.transient_failure()
-    flow_module._GROUPS[workdir] = crawls
+    flow_module.CRAWL_GROUPS[workdir] = crawls
 
     @flow(name="test-crawl-retry")
     def crawl_once():
@@ -70,7 +70,7 @@ def test_a_provider_the_crashed_shared_process_did_not_report_is_retried_alone(t
     try:
         result = crawl_once()
     finally:
-        flow_module._GROUPS.pop(workdir, None)
+        flow_module.CRAWL_GROUPS.pop(workdir, None)
     assert result.attempts == 2 and result.returncode == 0
     assert result.report["network_faults"] == {"dns": 2}      # robots.txt and the pricing page
     assert result.transient_failure() is None

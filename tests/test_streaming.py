@@ -1,4 +1,4 @@
-"""Streamed bodies (spiders/streaming.py, pricewatch/streamed_body.py): a body spooled to a
+"""Streamed bodies (spiders/streaming.py, pricewatch/evidence/streamed_body.py): a body spooled to a
 temp file gives the same offers and the same WARC evidence as the body held in memory, live
 (written from the file) and replayed (a record too big to hold, copied out of the WARC file in
 chunks). In-process on the shipped AWS us-east-1 offer file (a few KB); the 400 MB figures are

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows import nightly
+from flows import tasks
 from pricewatch.collect import judge, store
 from spiders.base import Parsed
 from tests.inprocess import run_parsed
@@ -265,7 +265,7 @@ def test_an_analysts_lock_spools_the_night_and_the_next_run_loads_it(tmp_path, m
     monkeypatch.setenv("PRICEWATCH_LOAD_WAIT_S", "0.8")
     holder = holders(path)
 
-    opened = nightly.open_warehouse.fn(str(path))
+    opened = tasks.open_warehouse.fn(str(path))
     assert opened["history"] is None and "\n" not in opened["error"]
     assert f"warehouse {path} is locked by another process (python" in opened["error"]
     assert f"PID {holder.pid})" in opened["error"]
@@ -274,7 +274,7 @@ def test_an_analysts_lock_spools_the_night_and_the_next_run_loads_it(tmp_path, m
     results, waited = [], []
     for run, pr, offers, facts in nights:
         t = time.monotonic()
-        results.append(nightly.load_run.fn(str(path), run, pr, offers, facts))
+        results.append(tasks.load_run.fn(str(path), run, pr, offers, facts))
         waited.append(time.monotonic() - t)
     spool = path.parent / "spool"
     for (run, *_), res, w in zip(nights, results, waited):
@@ -287,7 +287,7 @@ def test_an_analysts_lock_spools_the_night_and_the_next_run_loads_it(tmp_path, m
 
     holder.release()
     tonight = build(3, "2.80")
-    res = nightly.load_run.fn(str(path), *tonight)
+    res = tasks.load_run.fn(str(path), *tonight)
     assert res.loaded and res.unspooled == [r["run_id"] for r, *_ in nights]  # oldest first
     assert list(spool.iterdir()) == []
     stored = fetch(path, """SELECT r.run_id, count(o.offer_key), max(o.price_per_hour)::DOUBLE
@@ -312,7 +312,7 @@ def test_a_lock_released_during_the_wait_loads_normally(tmp_path, monkeypatch, h
     monkeypatch.setenv("PRICEWATCH_LOAD_WAIT_S", "20")
     holders(path, seconds=0.8)  # the analyst closes the session after 0.8 s
     t = time.monotonic()
-    res = nightly.load_run.fn(str(path), *build(1))
+    res = tasks.load_run.fn(str(path), *build(1))
     waited = time.monotonic() - t
     assert res.loaded and res.spool is None and not (tmp_path / "spool").exists()
     assert 0.3 < waited < 10

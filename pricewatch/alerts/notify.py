@@ -48,7 +48,6 @@ WEBHOOK_SCHEMES = {"json", "jsons", "form", "forms", "xml", "xmls"}
 JSON_SCHEMES = {"json", "jsons"}
 FIELDS_KEY = "pricewatch"     # the JSON payload key holding the structured fields
 CONNECT_TIMEOUT_S = 5.0
-OUTCOMES = ("sent", "unconfirmed", "unreachable", "rejected")
 # What requests says (in apprise's debug line "Socket Exception: ...") for each failure.
 _READ_TIMEOUT = re.compile(r"Read timed out", re.I)
 _UNREACHABLE = (("NameResolutionError", "host not found"), ("Connection refused", "connection refused"),

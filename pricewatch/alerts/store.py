@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from decimal import Decimal
-from functools import cache
-from importlib.resources import files
 
 from pricewatch.record.config import AlertConfig, Config, load_config
+from warehouse.sql_files import query_sql
 
 
 def _alert_config(config) -> AlertConfig:
@@ -18,10 +17,9 @@ def _alert_config(config) -> AlertConfig:
     return config.alerts if isinstance(config, Config) else config
 
 
-@cache
 def sql(name: str) -> str:
-    """The text of pricewatch/alerts/sql/<name>.sql (each file says what it produces)."""
-    return (files("pricewatch.alerts") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+    """The text of pricewatch/alerts/sql/<name>.sql (each file says what it produces; the one loader: warehouse/sql_files.py)."""
+    return query_sql(name, package="pricewatch.alerts")
 
 
 def _has(con, name: str) -> bool:

@@ -7,7 +7,7 @@ from decimal import Decimal
 from pricewatch.claims import kinds as K
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import display, quantize
-from pricewatch.claims.outcome import Outcome
+from pricewatch.claims.result import Outcome
 
 
 def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:

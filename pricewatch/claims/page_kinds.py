@@ -10,7 +10,7 @@ from decimal import Decimal
 from pricewatch.claims import kinds as K
 from pricewatch.claims.formatting import quantize
 from pricewatch.claims.judge import judge
-from pricewatch.claims.outcome import Outcome, _input
+from pricewatch.claims.result import Outcome, _input
 
 
 class PageKinds:

@@ -3,10 +3,9 @@ passes parameters, it does not build SQL."""
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.resources import files
+from warehouse.sql_files import query_sql
 
 
-@cache
 def query(name: str) -> str:
-    return (files("pricewatch.claims") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+    """The text of pricewatch/claims/sql/<name>.sql (the one loader: warehouse/sql_files.py)."""
+    return query_sql(name, package="pricewatch.claims")

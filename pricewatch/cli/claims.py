@@ -1,4 +1,4 @@
-"""`pricewatch claims` and `pricewatch report`, registered on the main CLI by pricewatch/cli.py."""
+"""`pricewatch claims` and `pricewatch report`, registered on the main CLI by pricewatch/cli/main.py."""
 
 from __future__ import annotations
 

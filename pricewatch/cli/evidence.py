@@ -1,5 +1,5 @@
-"""`pricewatch evidence`, registered on the main CLI by pricewatch/cli.py (the work is in
-pricewatch/evidence.py; ``--open`` in pricewatch/wacz_serve.py)."""
+"""`pricewatch evidence`, registered on the main CLI by pricewatch/cli/main.py (the work is in
+pricewatch/evidence/lookup.py; ``--open`` in pricewatch/server/evidence_viewer.py)."""
 
 from __future__ import annotations
 

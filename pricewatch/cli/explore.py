@@ -68,7 +68,7 @@ def take_snapshot(db_file: str | os.PathLike, wait_s: float) -> Path:
 
 
 def register(app) -> None:
-    """`pricewatch explore` on the CLI app (pricewatch/cli.py)."""
+    """`pricewatch explore` on the CLI app (pricewatch/cli/main.py)."""
     import typer
 
     from pricewatch.cli.tools import (

@@ -1,7 +1,7 @@
 """The `pricewatch` command.
 
 Every command fails the same way: one line on stderr (`error: ...`) and a non-zero exit, never
-a traceback (pricewatch/clitools.py: GuardedGroup); bad input is refused before anything runs.
+a traceback (pricewatch/cli/tools.py: GuardedGroup); bad input is refused before anything runs.
 Text from outside (scraped labels, errors quoting a page, query results) reaches the console
 only through pricewatch.record.text.console; `--format csv/json` print the raw values.
 """
@@ -26,11 +26,10 @@ from pricewatch.cli.tools import (
     debug_enabled,
     error_text,
     fail,
-    open_query_connection,
-    refused_statement,
     say,
     set_debug,
 )
+from pricewatch.cli.query import open_query_connection, refused_statement
 from pricewatch.record.text import console as esc
 
 app = typer.Typer(help="GPU rental prices: scrape, archive, store, and keep published claims true.",
@@ -131,12 +130,12 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
                                                          run_server.stop_run_server(early.pop())))
             # Every dated folder's spiders crawl from now on (the HTTP ones in one process, each
             # browser one in its own), while Prefect is imported and its server starts; each run
-            # then takes its own providers' results (pricewatch/crawl_ahead.py).
+            # then takes its own providers' results (pricewatch/collect/crawl_ahead.py).
             stack.enter_context(crawl_ahead.prefetch([(b, present) for b, present in batches if b is not None],
                                                      browser=uses_browser))
             _quiet_prefect()
             from flows.nightly import nightly, parse_as_of
-            from flows.outcome import summary_of
+            from flows.run_report import summary_of
             try:
                 parse_as_of(as_of)
             except ValueError as exc:
@@ -272,7 +271,7 @@ def query(
     """
     import duckdb
 
-    from pricewatch.cli.tools import print_results
+    from pricewatch.cli.query import print_results
     if fmt not in ("table", "csv", "json"):
         fail("--format must be table, csv or json")
     con = open_query_connection(db)
@@ -286,14 +285,6 @@ def query(
         fail(f"query failed: {error_text(exc)}", 1)
     finally:
         con.close()
-
-
-def _isnull(v) -> bool:
-    try:
-        import pandas as pd
-        return v is None or (not isinstance(v, (list, tuple)) and bool(pd.isna(v)))
-    except (TypeError, ValueError):
-        return False
 
 
 @app.command("build-captures")
@@ -312,7 +303,7 @@ def build_captures_cmd(
         typer.echo(path)
 
 
-# `pricewatch alerts` (list, show, ack, mute, unmute) lives with the alerts (pricewatch/alerts/cli.py).
+# `pricewatch alerts` (list, show, ack, mute, unmute) lives with the alerts (pricewatch/cli/alerts.py).
 from pricewatch.cli.alerts import register as _register_alerts  # noqa: E402
 
 _register_alerts(app)
@@ -338,19 +329,19 @@ def serve(
     raise typer.Exit(code)
 
 
-# `pricewatch claims` and `pricewatch report` live with the claims engine (pricewatch/claims/cli.py).
+# `pricewatch claims` and `pricewatch report` live with the claims engine (pricewatch/cli/claims.py).
 from pricewatch.cli.claims import register as _register_claims  # noqa: E402
 
 _register_claims(app)
 
-# `pricewatch export` and `pricewatch explore` live in pricewatch/export.py and pricewatch/explore.py.
+# `pricewatch export` and `pricewatch explore` live in pricewatch/export/datasets.py and pricewatch/cli/explore.py.
 from pricewatch.cli.explore import register as _register_explore  # noqa: E402
 from pricewatch.cli.export import register as _register_export  # noqa: E402
 
 _register_export(app)
 _register_explore(app)
 
-# `pricewatch evidence` lives with the evidence lookup (pricewatch/evidence_cli.py).
+# `pricewatch evidence` lives with the evidence lookup (pricewatch/cli/evidence.py).
 from pricewatch.cli.evidence import register as _register_evidence  # noqa: E402
 
 _register_evidence(app)

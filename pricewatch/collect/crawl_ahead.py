@@ -1,6 +1,6 @@
 """The crawls of one flow run, some started ahead of it: ``prefetch`` crawls the providers of
 several replays at once (the dated folders of one `pricewatch run --replay captures`, or of a
-backfill): every HTTP spider in one shared process (pricewatch/crawl_group.py), each browser
+backfill): every HTTP spider in one shared process (pricewatch/collect/crawl_group.py), each browser
 spider in a process of its own; each flow run then takes its own providers' results through
 ``RunCrawls`` instead of starting processes of its own."""
 

@@ -12,7 +12,7 @@ killed or stopped) gets a failed CrawlResult with a line saying so: a crash is a
 failure, so the flow's per-provider retry (a crawl of its own, pricewatch.collect.crawl_process.run_crawl)
 applies as before.
 
-Crawls started ahead of their flow run (several dated folders at once): pricewatch/crawl_ahead.py.
+Crawls started ahead of their flow run (several dated folders at once): pricewatch/collect/crawl_ahead.py.
 
 Child side: ``main``. A crawler that raises while starting is that provider's failure (exit
 code 1 and the traceback), not the others'.

@@ -1,6 +1,6 @@
 """One provider's crawl in a fresh process (Scrapy's reactor cannot restart): the items it
 yielded and its crawl report. The HTTP spiders of a run share one process instead
-(pricewatch/crawl_group.py); a browser crawl, and a retry, runs here on its own. Both are
+(pricewatch/collect/crawl_group.py); a browser crawl, and a retry, runs here on its own. Both are
 bounded the same way: a wall-clock limit, their own process group, death with the run."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which providers and runs a replay archive holds: spiders found by their domains, dated
 folders as a history, each provider's capture time. Used by the flow before any crawl.
 
-A bad WARC file (not WARC, empty, cut off, damaged: see pricewatch/archive.py) is never
+A bad WARC file (not WARC, empty, cut off, damaged: see pricewatch/evidence/archive.py) is never
 replayed. ``scan_archive`` says what that costs: the providers whose evidence was only in bad
 files are ``failed`` with one line naming the file and what is wrong (never silently absent),
 the others still replay from the good files."""
@@ -156,7 +156,3 @@ def archive_capture_times(replay: Path) -> dict[str, datetime]:
     provider whose replay stored no offers (a failed crawl is dated by its evidence too).
     Bad files are left out (never raises for one)."""
     return scan_archive(replay).captured_at
-
-
-def host_of(url: str) -> str:
-    return urlsplit(url).hostname or ""

@@ -10,8 +10,8 @@ file that is bad raises ``ArchiveError`` (one line: the file and what is wrong);
 the bad file is skipped with one warning line and listed in ``problems``.
 
 The work is done in one module per job; this module is the public face that names them all:
-pricewatch/warc_common.py (the shared types, dates and digests), pricewatch/warc_write.py
-(writing), pricewatch/warc_read.py (reading and validating) and pricewatch/replay_index.py
+pricewatch/evidence/warc_common.py (the shared types, dates and digests), pricewatch/evidence/warc_write.py
+(writing), pricewatch/evidence/warc_read.py (reading and validating) and pricewatch/evidence/replay_index.py
 (serving responses by URL).
 """
 

@@ -12,7 +12,7 @@ Finding the file: offers store WARC paths relative to an archive root
 The roots tried, in order: ``--archive`` (repeatable), what the run replayed (``runs.
 replay_source``), ``$PRICEWATCH_ARCHIVE_DIR``, ``archive/`` beside the database, then
 ``data/archive`` and ``captures`` of the working directory. ``--open`` serves the records for
-replay in a browser (pricewatch/wacz_serve.py).
+replay in a browser (pricewatch/server/evidence_viewer.py).
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
 
 from pricewatch.evidence.warc_common import (
@@ -35,17 +33,14 @@ from pricewatch.evidence.warc_common import (
     warc_date,
 )
 from pricewatch.evidence.warc_read import Exchange, read_exchange
+from warehouse.sql_files import query_sql
 
 EXCERPT_CHARS = 160  # either side of the printed text
 
 
-class EvidenceError(RuntimeError):
-    """Evidence that does not check out: one line naming the offer and what is wrong."""
-
-
-@cache
 def _query(name: str) -> str:
-    return (files("pricewatch.evidence") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+    """The text of pricewatch/evidence/sql/<name>.sql (the one loader: warehouse/sql_files.py)."""
+    return query_sql(name, package="pricewatch.evidence")
 
 
 @dataclass

@@ -11,7 +11,7 @@ headers as received. :meth:`StreamedBody.open` reads it decoded (gzip / deflate 
 
 The file is removed by :meth:`StreamedBody.remove` (the spider, after its parse, also on
 failure), when the object is garbage-collected (a response dropped by a retry), and with its
-folder when the crawl's download handler closes (:func:`spool_dir` / :func:`remove_spool_dir`).
+folder when the crawl's download handler closes (:func:`body_temp_dir` / :func:`remove_body_temp_dir`).
 """
 
 from __future__ import annotations
@@ -210,13 +210,13 @@ class Spool:
             _unlink(str(self.path))
 
 
-def spool_dir(parent: str | Path | None = None) -> Path:
+def body_temp_dir(parent: str | Path | None = None) -> Path:
     """A fresh folder for one crawl's spooled bodies (under ``parent`` or the system temp)."""
     if parent:
         Path(parent).mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix="pricewatch-bodies-", dir=str(parent) if parent else None))
 
 
-def remove_spool_dir(path: Path | None) -> None:
+def remove_body_temp_dir(path: Path | None) -> None:
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)

@@ -1,6 +1,6 @@
 """What the WARC writer, reader and replay index share: the record reference an offer points
 to (``CaptureRef``), an archived response, the one-line ``ArchiveError``, WARC dates and
-digests, and the provider a WARC file's name says it holds (see pricewatch/archive.py)."""
+digests, and the provider a WARC file's name says it holds (see pricewatch/evidence/archive.py)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ class ArchivedResponse:
     headers: list[tuple[str, str]]
     body: bytes
     ref: CaptureRef
-    # A payload too big to hold (pricewatch/warc_read.py ``StoredPayload``): ``body`` is then
+    # A payload too big to hold (pricewatch/evidence/warc_read.py ``StoredPayload``): ``body`` is then
     # empty and the payload is copied out of the WARC file when served.
     payload: StoredPayload | None = None
 

@@ -1,5 +1,5 @@
 """Reading a WARC file as a stream, a gzip member at a time, never a member whole: the
-strict reader (pricewatch/warc_read.py) checks each record as it goes, and a response payload
+strict reader (pricewatch/evidence/warc_read.py) checks each record as it goes, and a response payload
 too big to hold (``HOLD_BYTES``) is indexed where it is (``StoredPayload``) and copied out, in
 chunks and checked against its sha256 and digests, when it is served (spiders/replay.py)."""
 

@@ -1,5 +1,5 @@
 """Reading WARC evidence strictly: a file that is not gzip/WARC, is empty, is cut off or whose
-record does not match its digests is bad as a whole and never served (see pricewatch/archive.py).
+record does not match its digests is bad as a whole and never served (see pricewatch/evidence/archive.py).
 ``read_file`` raises ``ArchiveError`` for a bad file; ``load_archive`` / ``read_archive`` skip a
 bad file of a folder with one warning line."""
 

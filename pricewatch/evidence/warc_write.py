@@ -116,7 +116,7 @@ class WarcArchiveWriter:
         record_id: str | None = None,
     ) -> CaptureRef:
         """The same record as :meth:`write` (same headers, payload and digests), its payload
-        read from a spooled body (pricewatch/streamed_body.py ``StreamedBody``: ``open_raw()``,
+        read from a spooled body (pricewatch/evidence/streamed_body.py ``StreamedBody``: ``open_raw()``,
         ``size``, ``sha256``) in chunks, never held whole, gzipped at ``STREAM_GZIP_LEVEL``."""
         with body.open_raw() as payload:
             return self._write_pair(url, status, reason, headers, payload, body.size, body.sha256, captured_at,

@@ -110,7 +110,7 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
         lines += ["", "### Cheaper fitting configurations (the page's pick is kept as written)", ""]
         lines += [f"- {md_code(r['claim_id'])} ({md(r['pick'])} from {md(r['current_text'])}): {md(r['note'], PROSE_MAX)}"
                   for r in notes]
-    # The regenerated pages come right after what needs attention (pricewatch/claims/page_report.py).
+    # The regenerated pages come right after what needs attention (pricewatch/reports/page_report.py).
     from pricewatch.reports.page_report import write_pages
     page_paths, page_lines = write_pages(rules, rows, out_dir)
     lines += [""] + page_lines

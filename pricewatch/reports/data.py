@@ -3,15 +3,14 @@ it does not build SQL), each returned as a list of dicts."""
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.resources import files
-
 import duckdb
 
+from warehouse.sql_files import query_sql
 
-@cache
+
 def sql(name: str) -> str:
-    return (files("pricewatch.reports") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+    """The text of pricewatch/reports/sql/<name>.sql (the one loader: warehouse/sql_files.py)."""
+    return query_sql(name, package="pricewatch.reports")
 
 
 def rows(con: duckdb.DuckDBPyConnection, name: str, params: list | None = None) -> list[dict]:

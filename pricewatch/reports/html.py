@@ -1,6 +1,6 @@
 """report.html: the claims report people would rather look at, one self-contained file.
 
-Written by ``pricewatch report`` beside the Markdown (pricewatch/claims/report.py calls
+Written by ``pricewatch report`` beside the Markdown (pricewatch/reports/claims_report.py calls
 :func:`write_html`). Inline CSS, charts as inline SVG (pricewatch/reports/charts.py), no script,
 no font, nothing fetched: it opens from disk with the network off. Every stored or scraped
 string goes through Jinja2's autoescape; the only markup inserted as is comes from our own

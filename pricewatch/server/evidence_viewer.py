@@ -1,6 +1,6 @@
 """`pricewatch evidence --open`: the archived records served for replay in a browser.
 
-The WARC files the evidence came from are packaged as one WACZ (pricewatch/wacz.py) and
+The WARC files the evidence came from are packaged as one WACZ (pricewatch/evidence/wacz.py) and
 served on 127.0.0.1 with ReplayWeb.page (Webrecorder's web-archive viewer, which runs in the
 browser: ``ui.js`` and its service worker ``sw.js``), which replays the page from the archive
 as the crawler received it, scripts and API answers included. The viewer comes from its npm

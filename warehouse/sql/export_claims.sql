@@ -1,6 +1,6 @@
 -- export_claims: each published claim's value and status per evaluated run (claim_history) of
 -- snapshot date $1 or later, for `pricewatch export` (dataset "claims"; column set in
--- pricewatch/export.py).
+-- pricewatch/export/datasets.py).
 SELECT r.snapshot_date,
        c.snapshot_at, c.run_id, c.claim_id, c.claim_group, c.page, c.kind, c.status,
        c.published_value, c.current_value, c.difference, c.published_text, c.current_text, c.tolerance,

@@ -1,7 +1,7 @@
 -- export_offers: every stored offer of the runs of snapshot date $1 or later, with its run's
 -- date and its provider run's status (ok, or suspect: evidence that never became a price),
 -- for `pricewatch export` (dataset "offers"; the column set and its version are declared in
--- pricewatch/export.py, which checks this query against it).
+-- pricewatch/export/datasets.py, which checks this query against it).
 SELECT r.snapshot_date,
        o.run_id, o.provider, o.offer_key, o.gpu_label, o.gpu_model, o.gpu_count, o.vram_gb, o.form_factor,
        o.billing, o.tier, o.reserved_term, o.self_service, o.region, o.currency, o.price_unit,

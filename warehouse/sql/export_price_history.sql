@@ -1,7 +1,7 @@
 -- export_price_history: every price spell (offer_price_history) still in force on snapshot
 -- date $1 or later (valid_to NULL, or not before $1), dated by the snapshot date of the run
 -- that started it, for `pricewatch export` (dataset "price_history"; column set in
--- pricewatch/export.py).
+-- pricewatch/export/datasets.py).
 SELECT r.snapshot_date,
        h.provider, h.offer_key, h.gpu_model, h.gpu_count, h.billing, h.tier,
        h.price_per_hour, h.price_per_gpu_hour, h.price_text, h.started_by,

@@ -136,7 +136,7 @@ def needs_notice(summary: dict) -> bool:
     """A failed run (no provider usable) or a suspect one (a provider's crawl parsed but failed a
     run monitor, so its prices are held back). One provider failing one night is named in the
     state and the artifact only: a source that keeps failing raises its own alert
-    (pricewatch/alerts.py, `failed_runs_threshold`), so a flaky source does not page every night."""
+    (pricewatch/alerts/__init__.py, `failed_runs_threshold`), so a flaky source does not page every night."""
     return summary["status"] == "failed" or any(
         p["status"] == "suspect" for p in summary["providers"].values())
 
