@@ -10,6 +10,7 @@ import functools
 import hashlib
 import logging
 import os
+import re
 import pickle
 import shutil
 import tempfile
@@ -296,7 +297,8 @@ FAULT_ROWS: list[tuple[str, str, str, str]] = []
 def fault(request):
     """Record one row of the fault table: fault("provider answers 429 with Retry-After: 3",
     expected="retried after 3 s, then ok", observed=...). The table is printed at the end of
-    the run (pytest -m fault) and copied into the README."""
+    the run (pytest -m fault); with PRICEWATCH_FAULT_TABLE=docs/faults.md it also replaces the
+    table in that file (see pytest_terminal_summary)."""
     def record(name: str, expected: str, observed: str) -> None:
         # Carried on the test report, so the table is complete under pytest-xdist workers too.
         request.node.user_properties.append(("fault", (str(name), str(expected), str(observed))))
@@ -316,6 +318,27 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("fault table")
     terminalreporter.write_line("| fault | expected | observed |")
     terminalreporter.write_line("|---|---|---|")
+    lines = ["| fault | expected | observed |", "|---|---|---|"]
     for name, expected, observed, _ in FAULT_ROWS:
         cells = [c.replace("|", "\\|").replace("\n", " ") for c in (name, expected, observed)]
-        terminalreporter.write_line("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(cells) + " |")
+    for line in lines[2:]:
+        terminalreporter.write_line(line)
+    target = os.environ.get("PRICEWATCH_FAULT_TABLE")
+    if target:
+        _replace_fault_table(Path(target), lines)
+        terminalreporter.write_line(f"fault table written to {target}")
+
+
+def _replace_fault_table(path: Path, lines: list[str]) -> None:
+    """The table of a docs page (its first line `| fault | expected | observed |` through the
+    last table row after it) replaced by ``lines``, temp paths and ports shortened; the rest of
+    the page kept as it is."""
+    lines = [re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<port>",
+                    re.sub(r"/tmp/pytest-of-[^/]+/pytest-\d+/(popen-gw\d+/)?", "<tmp>/", line)) for line in lines]
+    text = path.read_text(encoding="utf-8").split("\n")
+    start = text.index(lines[0])
+    end = start
+    while end < len(text) and text[end].startswith("|"):
+        end += 1
+    path.write_text("\n".join(text[:start] + lines + text[end:]), encoding="utf-8")
