@@ -13,9 +13,11 @@ from spiders.items import OfferItem
 class NormalizeOfferPipeline:
     """Offer key, canonical GPU model, VRAM, form factor; prices per instance-hour and per GPU-hour.
 
-    The key is built from the offer's identity fields (pricewatch/offers.py), with the VRAM the
-    source states read as its nominal size (269 -> 288 GB, 81559 MiB -> 80 GB). An unknown GPU label is kept (gpu_model None) and listed in the crawl report; a price that
-    is not a number is kept as unpriced with its raw text.
+    The key is built from the offer's identity fields (pricewatch/record/offer.py offer_key over
+    IDENTITY_FIELDS of pricewatch/record/fields.py), with the VRAM the source states read as its
+    nominal size (269 -> 288 GB, 81559 MiB -> 80 GB). An unknown GPU label is kept (gpu_model
+    None) and listed in the crawl report; a price that is not a number is kept as unpriced with
+    its raw text. The fields it fills are those whose ``filled_by`` is "pipeline".
     """
 
     def __init__(self, stats):

@@ -6,7 +6,14 @@ tables inserted directly, its price spells advanced (warehouse/spells.py), all i
 Per-run fixed costs are kept out of the load: migrations run once per process and database
 (warehouse/migrate.py ensure_migrated), the catalog is rewritten only when its rows changed
 (their sha256 is kept in resource_syncs; the sources table likewise), named queries are read once per
-process."""
+process.
+
+The columns it writes are the tables' stored formats, frozen and versioned, declared here as
+literal lists (OFFERS_TABLE_V1_FIELDS, ...): this package imports nothing of pricewatch, so it
+cannot derive them from the offer's field table (pricewatch/record/fields.py), and reading
+``PRAGMA table_info`` on every connection would add a read to every load for no gain: the
+format is fixed by the migrations anyway. tests/test_record_contract.py checks each list against
+a freshly migrated warehouse and against the field table."""
 
 from __future__ import annotations
 
@@ -72,21 +79,54 @@ def insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame
     con.unregister("incoming_frame")
 
 
-RUN_COLUMNS = ["run_id", "mode", "observed_at", "snapshot_date", "started_at", "finished_at", "status",
-               "replay_source", "flow_run_id", "summary"]
-OFFER_COLUMNS = [
-    "run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "form_factor",
-    "billing", "tier", "reserved_term", "self_service", "region", "currency", "price_unit", "price_per_hour", "price_per_gpu_hour", "is_priced",
-    "price_text", "availability", "is_aggregator", "observed_at", "source_url", "warc_file",
-    "warc_record_id", "body_sha256", "held_reason", "screen_note", "price_raw",
-]
-PROVIDER_RUN_COLUMNS = [
-    "run_id", "provider", "status", "observed_at", "item_count", "priced_count", "unpriced_count",
-    "duplicates_dropped", "http_error_count", "retries", "attempts", "duration_s", "unknown_labels",
-    "warnings", "monitors", "error",
-]
-FACT_COLUMNS = ["run_id", "provider", "fact", "value_num", "value_text", "observed_at", "source_url",
-                "warc_file", "warc_record_id", "body_sha256"]
+# --- the stored formats the load writes: frozen, versioned ------------------------------------
+#
+# warehouse/ imports nothing of pricewatch, so the loader cannot read the offer's field table
+# (pricewatch/record/fields.py). It writes each table with the frozen literal list of that table's
+# stored format instead (choice (b) of issue 19 item 2, over reading PRAGMA table_info per
+# connection: no read per load, and the format is visible here, named with its version). The
+# columns are the table's own, in its own order, with their types; tests/test_record_contract.py
+# checks that each list equals the columns of a freshly migrated warehouse and the field table
+# it comes from (offers: OFFER_FIELDS' stored set; provider_runs: PROVIDER_RUN_FIELDS of
+# pricewatch/record/crawl_report.py). A table changes only by a numbered migration, which comes
+# with a new list (v2), never an edit of v1.
+
+#: The stored ``offers`` table, format v1 (its shape since migration 017 added price_raw).
+OFFERS_TABLE_V1_FIELDS = (
+    ("run_id", "VARCHAR"), ("provider", "VARCHAR"), ("offer_key", "VARCHAR"), ("gpu_label", "VARCHAR"),
+    ("gpu_model", "VARCHAR"), ("gpu_count", "INTEGER"), ("vram_gb", "DOUBLE"), ("form_factor", "VARCHAR"),
+    ("billing", "VARCHAR"), ("tier", "VARCHAR"), ("reserved_term", "VARCHAR"), ("self_service", "BOOLEAN"),
+    ("region", "VARCHAR"), ("currency", "VARCHAR"), ("price_unit", "VARCHAR"), ("price_per_hour", "DECIMAL(18,6)"),
+    ("price_per_gpu_hour", "DECIMAL(18,6)"), ("is_priced", "BOOLEAN"), ("price_text", "VARCHAR"),
+    ("availability", "VARCHAR"), ("is_aggregator", "BOOLEAN"), ("observed_at", "TIMESTAMP WITH TIME ZONE"),
+    ("source_url", "VARCHAR"), ("warc_file", "VARCHAR"), ("warc_record_id", "VARCHAR"), ("body_sha256", "VARCHAR"),
+    ("held_reason", "VARCHAR"), ("screen_note", "VARCHAR"), ("price_raw", "VARCHAR"),
+)
+#: The stored ``provider_runs`` table, format v1.
+PROVIDER_RUNS_TABLE_V1_FIELDS = (
+    ("run_id", "VARCHAR"), ("provider", "VARCHAR"), ("status", "VARCHAR"), ("monitors", "VARCHAR[]"),
+    ("observed_at", "TIMESTAMP WITH TIME ZONE"), ("item_count", "INTEGER"), ("priced_count", "INTEGER"),
+    ("unpriced_count", "INTEGER"), ("duplicates_dropped", "INTEGER"), ("http_error_count", "INTEGER"),
+    ("retries", "INTEGER"), ("attempts", "INTEGER"), ("duration_s", "DOUBLE"), ("unknown_labels", "VARCHAR[]"),
+    ("warnings", "VARCHAR[]"), ("error", "VARCHAR"),
+)
+#: The stored ``runs`` table, format v1.
+RUNS_TABLE_V1_FIELDS = (
+    ("run_id", "VARCHAR"), ("mode", "VARCHAR"), ("observed_at", "TIMESTAMP WITH TIME ZONE"), ("snapshot_date", "DATE"),
+    ("started_at", "TIMESTAMP WITH TIME ZONE"), ("finished_at", "TIMESTAMP WITH TIME ZONE"), ("status", "VARCHAR"),
+    ("replay_source", "VARCHAR"), ("flow_run_id", "VARCHAR"), ("summary", "VARCHAR"),
+)
+#: The stored ``source_facts`` table, format v1.
+SOURCE_FACTS_TABLE_V1_FIELDS = (
+    ("run_id", "VARCHAR"), ("provider", "VARCHAR"), ("fact", "VARCHAR"), ("value_num", "DOUBLE"),
+    ("value_text", "VARCHAR"), ("observed_at", "TIMESTAMP WITH TIME ZONE"), ("source_url", "VARCHAR"),
+    ("warc_file", "VARCHAR"), ("warc_record_id", "VARCHAR"), ("body_sha256", "VARCHAR"),
+)
+#: The columns each INSERT names (lists, as callers slice and concatenate them).
+RUN_COLUMNS = [name for name, _ in RUNS_TABLE_V1_FIELDS]
+OFFER_COLUMNS = [name for name, _ in OFFERS_TABLE_V1_FIELDS]
+PROVIDER_RUN_COLUMNS = [name for name, _ in PROVIDER_RUNS_TABLE_V1_FIELDS]
+FACT_COLUMNS = [name for name, _ in SOURCE_FACTS_TABLE_V1_FIELDS]
 
 
 def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[str, list[int]]:

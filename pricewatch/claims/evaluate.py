@@ -21,6 +21,7 @@ from pricewatch.claims.formatting import as_number, display
 from pricewatch.claims.judge import judge, tolerance_text
 from pricewatch.claims.queries import query
 from pricewatch.claims.snapshot import Snapshot
+from pricewatch.record.claim_evaluation import CLAIM_EVALUATION_NAMES
 from warehouse.load import insert_frame
 
 STATUSES = ("holds", "drifted", "unverifiable")
@@ -88,7 +89,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, tri
         o = ev.outcome(claim.id)
         status, diff, reason = judge(claim, o)
         page = rules.pages[claim.page]
-        rows.append({
+        cells = {
             "run_id": run_id, "claim_id": claim.id, "claim_group": claim.claim_group, "page": claim.page,
             "kind": claim.compute.kind, "status": status, "published_value": _num(claim.published),
             "current_value": None if o.unverifiable else _num(o.value), "difference": _num(diff),
@@ -99,7 +100,8 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, tri
             "says_ja": claim.says.ja, "says_en": claim.says.en,
             "cited_date": claim.cited_date or page.page.prices_dated,
             "rules_version": rules.version, "trigger": trigger,
-        })
+        }
+        rows.append({name: cells[name] for name in CLAIM_EVALUATION_NAMES})   # the row's fields, in order
         seen = set()
         for i in o.inputs:
             if i["input_name"] in seen:
@@ -125,9 +127,20 @@ def _summary(run_id: str, rows) -> dict:
     return out
 
 
-EVAL_COLUMNS = ["run_id", "claim_id", "claim_group", "page", "kind", "status", "published_value", "current_value",
-                "difference", "tolerance", "reason", "snapshot_at", "evaluated_at", "published_text", "current_text",
-                "pick", "note", "unverifiable_since", "says_ja", "says_en", "cited_date", "rules_version", "trigger"]
+#: The stored ``claim_evaluations`` table, format v1 (frozen: a new format is a migration and a
+#: v2, never an edit). The insert names these columns; tests/test_record_contract.py checks them
+#: against a freshly migrated warehouse and against CLAIM_EVALUATION_FIELDS
+#: (pricewatch/record/claim_evaluation.py), the row as the evaluation shapes it.
+CLAIM_EVALUATIONS_TABLE_V1_FIELDS = (
+    ("run_id", "VARCHAR"), ("claim_id", "VARCHAR"), ("claim_group", "VARCHAR"), ("page", "VARCHAR"),
+    ("kind", "VARCHAR"), ("status", "VARCHAR"), ("published_value", "DECIMAL(18,6)"),
+    ("current_value", "DECIMAL(18,6)"), ("difference", "DECIMAL(18,6)"), ("tolerance", "VARCHAR"),
+    ("reason", "VARCHAR"), ("snapshot_at", "TIMESTAMP WITH TIME ZONE"), ("evaluated_at", "TIMESTAMP WITH TIME ZONE"),
+    ("published_text", "VARCHAR"), ("current_text", "VARCHAR"), ("pick", "VARCHAR"), ("note", "VARCHAR"),
+    ("unverifiable_since", "TIMESTAMP WITH TIME ZONE"), ("says_ja", "VARCHAR"), ("says_en", "VARCHAR"),
+    ("cited_date", "VARCHAR"), ("rules_version", "VARCHAR"), ("trigger", "VARCHAR"),
+)
+EVAL_COLUMNS = [name for name, _ in CLAIM_EVALUATIONS_TABLE_V1_FIELDS]
 INPUT_COLUMNS = ["run_id", "claim_id", "input_name", "role", "provider", "offer_key", "gpu_model", "gpu_count",
                  "billing", "price_per_hour", "price_per_gpu_hour", "observed_at", "source_url", "warc_file",
                  "warc_record_id", "input_status", "used", "offer_run_id", "price_text", "fact", "value_num",

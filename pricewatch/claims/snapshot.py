@@ -21,6 +21,7 @@ import duckdb
 
 from pricewatch.claims.queries import query as query_sql
 from pricewatch.claims.readings import trusted_readings
+from pricewatch.record.fields import SNAPSHOT_FIELDS
 
 
 @dataclass
@@ -58,10 +59,10 @@ class ProviderState:
         return self.attempts[-1].error if self.attempts else None
 
 
-OFFER_COLUMNS = ("run_id", "provider", "offer_key", "gpu_label", "gpu_model", "gpu_count", "vram_gb", "billing",
-                 "tier", "self_service", "currency", "price_per_hour", "price_per_gpu_hour", "is_priced",
-                 "price_text", "is_aggregator", "observed_at", "source_url", "warc_file", "warc_record_id",
-                 "held_reason")
+#: The columns of offers a snapshot reads: the "snapshot" set of the offer's field table, in the
+#: order sql/snapshot_offers.sql selects them (observed_at as epoch microseconds; the contract
+#: test checks the query against this).
+OFFER_COLUMNS = SNAPSHOT_FIELDS
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

@@ -15,8 +15,33 @@ from pydantic import ValidationError
 
 from pricewatch.collect import gate, monitors
 from pricewatch.collect.crawl_process import CrawlResult
+from pricewatch.record.crawl_report import PROVIDER_RUN_NAMES
+from pricewatch.record.fields import JUDGED_FIELDS
 from pricewatch.record.offer import OfferRecord
 from pricewatch.record.text import plain
+
+
+def _text(name):
+    return lambda i, cap: None if i.get(name) is None else str(i[name])
+
+
+#: How the judge reads each stored offer column from an item (its capture reference ``cap``)
+#: where it is not the item's own value (``item.get(name)``); run_id, provider and
+#: observed_at are the provider run's. The columns and their order: JUDGED_FIELDS.
+_CELL = {
+    "offer_key": lambda i, cap: i["offer_key"], "gpu_label": lambda i, cap: i["gpu_label"],
+    "gpu_count": lambda i, cap: int(i["gpu_count"]), "form_factor": lambda i, cap: i.get("form_factor") or "unknown",
+    "billing": lambda i, cap: i["billing"], "tier": lambda i, cap: i["tier"],
+    "self_service": lambda i, cap: bool(i.get("self_service", True)),
+    "currency": lambda i, cap: i.get("currency") or "USD", "price_unit": lambda i, cap: i["price_unit"],
+    "is_priced": lambda i, cap: bool(i["is_priced"]), "price_raw": _text("price_raw"),
+    "availability": _text("availability"), "is_aggregator": lambda i, cap: bool(i.get("is_aggregator")),
+    **{name: (lambda i, cap, name=name: cap[name]) for name in ("source_url", "warc_file", "warc_record_id", "body_sha256")},
+}
+_GIVEN = ("run_id", "provider", "observed_at")
+#: (column, how it is read; None: given by the provider run), for every column of JUDGED_FIELDS.
+_OFFER_CELLS = tuple((name, None if name in _GIVEN else _CELL.get(name) or (lambda i, cap, name=name: i.get(name)))
+                     for name in JUDGED_FIELDS)
 
 
 @dataclass
@@ -38,7 +63,7 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
                 monitor_config: monitors.MonitorConfig | None = None) -> ProviderOutcome:
     """Decides whether a crawl is data. Any doubt fails the provider, with a message that
     names it and what was missing; its previous offers then stay the latest. A crawl that
-    parsed but fails a run monitor (see pricewatch/monitors.py) is *suspect*."""
+    parsed but fails a run monitor (see pricewatch/collect/monitors.py) is *suspect*."""
     p, report = result.provider, result.report
     base = dict(provider=p, report=report, duration_s=result.duration_s, attempts=result.attempts)
     # An unknown label is news (stored with gpu_model NULL, alerted once), not a fault.
@@ -114,7 +139,10 @@ def run_identity(mode: str, observed_at: datetime, outcomes: list[ProviderOutcom
 def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_of: datetime | None,
               replay: Path | None, flow_run_id: str | None = None,
               captured_at: dict[str, datetime] | None = None, known_providers: list[str] | None = None):
-    """The run row and the DataFrames the loader inserts in one transaction.
+    """The run row and the DataFrames the loader inserts in one transaction: the provider runs'
+    rows with the columns of PROVIDER_RUN_FIELDS (pricewatch/record/crawl_report.py), the offers'
+    with those of JUDGED_FIELDS (pricewatch/record/fields.py: every stored column but the two
+    the load's quality gate adds).
 
     Dating: ``as_of`` when given; else each provider's own capture time (its offers' WARC
     records, or for a provider that stored none, ``captured_at[provider]``: the capture time of
@@ -153,7 +181,7 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
         offers = o.offers if o.status in ("ok", "suspect") else []
         priced = sum(1 for i in offers if i["is_priced"])
         statuses = o.report.get("http_status_counts", {})
-        provider_rows.append({
+        cells = {
             "run_id": run_id, "provider": o.provider, "status": o.status, "observed_at": o.observed_at,
             "item_count": len(offers), "priced_count": priced, "unpriced_count": len(offers) - priced,
             "duplicates_dropped": int(o.report.get("duplicates_dropped", 0)),
@@ -161,7 +189,8 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
             "retries": int(o.report.get("retries", 0)), "attempts": o.attempts,
             "duration_s": o.duration_s, "unknown_labels": list(o.report.get("unknown_labels", [])),
             "warnings": o.warnings, "monitors": o.monitors, "error": o.error,
-        })
+        }
+        provider_rows.append({name: cells[name] for name in PROVIDER_RUN_NAMES})
         for f in (o.facts if o.status in ("ok", "suspect") else []):
             cap = f["capture"]
             fact_rows.append({
@@ -169,23 +198,10 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
                 "value_num": f.get("value_num"), "value_text": f.get("value_text"),
                 "observed_at": o.observed_at, "source_url": cap["source_url"], "warc_file": cap["warc_file"],
                 "warc_record_id": cap["warc_record_id"], "body_sha256": cap["body_sha256"]})
+        given = {"run_id": run_id, "provider": o.provider, "observed_at": o.observed_at}
         for i in offers:
             cap = i["capture"]
-            offer_rows.append({
-                "run_id": run_id, "provider": o.provider, "offer_key": i["offer_key"],
-                "gpu_label": i["gpu_label"], "gpu_model": i.get("gpu_model"), "gpu_count": int(i["gpu_count"]),
-                "vram_gb": i.get("vram_gb"), "form_factor": i.get("form_factor") or "unknown",
-                "billing": i["billing"], "tier": i["tier"], "reserved_term": i.get("reserved_term"),
-                "self_service": bool(i.get("self_service", True)), "region": i.get("region"), "currency": i.get("currency") or "USD",
-                "price_unit": i["price_unit"], "price_per_hour": i.get("price_per_hour"),
-                "price_per_gpu_hour": i.get("price_per_gpu_hour"), "is_priced": bool(i["is_priced"]),
-                "price_text": i.get("price_text"),
-                "price_raw": None if i.get("price_raw") is None else str(i["price_raw"]),
-                "availability": None if i.get("availability") is None else str(i["availability"]),
-                "is_aggregator": bool(i.get("is_aggregator")), "observed_at": o.observed_at,
-                "source_url": cap["source_url"], "warc_file": cap["warc_file"],
-                "warc_record_id": cap["warc_record_id"], "body_sha256": cap["body_sha256"],
-            })
+            offer_rows.append({name: given[name] if cell is None else cell(i, cap) for name, cell in _OFFER_CELLS})
     offers_df = pd.DataFrame(offer_rows)
     if len(offers_df):
         for col in ("price_per_hour", "price_per_gpu_hour", "vram_gb"):

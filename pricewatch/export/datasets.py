@@ -1,9 +1,14 @@
 """`pricewatch export`: offers, price history and claims as Parquet (Hive-partitioned by snapshot
 date) or CSV, with a manifest that names the column set's version and documents every column.
 
-The column set of each dataset is declared here, once (DATASETS); the queries are
+The column set of each dataset is declared here, once (DATASETS): a frozen, versioned format
+(EXPORT_VERSION), its wording included, as the manifest publishes it. The queries are
 warehouse/sql/export_<dataset>.sql and are checked against it before anything is written, so an
-export never silently changes shape: a change of columns is a new EXPORT_VERSION. Everything is
+export never silently changes shape: a change of columns is a new EXPORT_VERSION, never an edit
+of a shipped one. The offers dataset is the offer fields marked "export" in the offer's field
+table (pricewatch/record/fields.py), with their stored types, plus OFFERS_EXPORT_ONLY (the run's
+snapshot date, the provider run's status); tests/test_record_contract.py checks that the two
+agree. Everything is
 read in one read-only transaction (the three datasets are one consistent snapshot), written to
 a temporary folder beside --out and moved into place only when complete; a previous export in
 --out is replaced, any other content is refused.
@@ -47,7 +52,11 @@ _EVIDENCE = (("source_url", "VARCHAR", "the page or API the price was read from"
              ("warc_file", "VARCHAR", "the WARC file holding the archived response"),
              ("warc_record_id", "VARCHAR", "WARC-Record-ID of the archived response"))
 
-#: dataset -> its columns, in order. The first column is the partition key (snapshot_date).
+#: The columns of the offers dataset that are not offer fields (from runs and provider_runs).
+OFFERS_EXPORT_ONLY = ("snapshot_date", "provider_run_status")
+
+#: dataset -> its columns, in order, format v{EXPORT_VERSION} (frozen). The first column is the
+#: partition key (snapshot_date).
 DATASETS: dict[str, tuple[Column, ...]] = {
     "offers": _cols(
         ("snapshot_date", "DATE", "snapshot date (UTC) of the run (Hive partition key)"),
@@ -139,7 +148,7 @@ def check_columns(name: str, relation) -> None:
     if got != want:
         diff = [f"{g} != {w}" for g, w in zip(got, want) if g != w][:3] or [f"{len(got)} columns, declared {len(want)}"]
         raise ExportError(f"export_{name}.sql no longer yields the declared column set v{EXPORT_VERSION} "
-                          f"(pricewatch/export.py): {'; '.join(map(str, diff))}")
+                          f"(pricewatch/export/datasets.py): {'; '.join(map(str, diff))}")
 
 
 def _prepare_out(out: Path) -> None:

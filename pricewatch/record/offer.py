@@ -1,9 +1,11 @@
 """The one offer record: what identifies an offer, and what a stored offer must have.
 
-Spiders fill the source fields (see ``spiders/items.py``); the normalize pipeline builds the
-offer key from the identity fields with :func:`offer_key`, so two rows that differ in
-anything that tells offers apart (GPU count, VRAM, billing, tier, term, region, the
-provider's own id) can never share a key, and two copies of one row always do.
+The fields themselves are declared once, in pricewatch/record/fields.py (OFFER_FIELDS). Spiders
+fill the source fields (``spiders/items.py`` is built from that table); the normalize pipeline
+builds the offer key from the identity fields (IDENTITY_FIELDS) with :func:`offer_key`, so two
+rows that differ in anything that tells offers apart (GPU count, VRAM, billing, tier, term,
+region, the provider's own id) can never share a key, and two copies of one row always do
+(tests/test_record_contract.py checks both, field by field).
 """
 
 from __future__ import annotations
@@ -12,11 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, field_validator
 
-BILLINGS = ("on-demand", "spot", "reserved", "marketplace")
+from pricewatch.record.fields import IDENTITY_FIELDS  # noqa: F401 (the key's fields, in key order)
 
-#: The fields that tell one offer from another, in key order.
-IDENTITY_FIELDS = ("gpu_count", "sku", "gpu_label", "vram_gb", "billing", "tier", "reserved_term", "region",
-                   "variant")
+BILLINGS = ("on-demand", "spot", "reserved", "marketplace")
 
 # Nominal memory sizes of GPUs sold today (GB per GPU). A figure within 3% of one is that size
 # (81559 MiB is 79.6 GB: an 80 GB H100); anything else is kept as the source printed it (a B300
@@ -45,8 +45,10 @@ def nominal_vram(value, unit: str = "GB") -> float | None:
 
 
 def offer_key(item) -> str:
-    """The offer's key, built from its identity fields: ``8x B200 SXM6 180GB on-demand``,
-    ``1x H100 80GB reserved 3 months @us-east``, ``1x H100 SXM 80GB spot/community``."""
+    """The offer's key, built from its identity fields (IDENTITY_FIELDS, in that order; it reads
+    no other): ``8x B200 SXM6 180GB on-demand``, ``1x H100 80GB reserved 3 months @us-east``,
+    ``1x H100 SXM 80GB spot/community``. The provider's own id (sku) stands for the label
+    when there is one; VRAM is printed unless the label already says it."""
     label = str(item.get("sku") or item["gpu_label"]).strip()
     parts = [f"{int(item['gpu_count'])}x {label}"]
     vram = item.get("vram_gb")
@@ -64,7 +66,10 @@ def offer_key(item) -> str:
 
 
 class OfferRecord(BaseModel):
-    """What a stored offer must have; a crawl whose items miss any of it is not loaded."""
+    """What a stored offer must have; a crawl whose items miss any of it is not loaded. Its
+    fields are item fields of OFFER_FIELDS (the contract test checks it); it stays a model of
+    its own because its rules (required, allowed values, the evidence reference) are checks,
+    not shapes."""
 
     provider: str
     offer_key: str
