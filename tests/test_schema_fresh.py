@@ -86,32 +86,56 @@ def fresh():
     con.close()
 
 
+def comments(con) -> dict[tuple[str, str | None], str | None]:
+    """Every comment: (object, None) for a table, view or macro, (object, column) for a column."""
+    rows = con.execute("""
+        SELECT table_name, NULL, comment FROM duckdb_tables()
+        UNION ALL SELECT view_name, NULL, comment FROM duckdb_views() WHERE NOT internal
+        UNION ALL SELECT DISTINCT function_name, NULL, comment FROM duckdb_functions()
+                  WHERE NOT internal AND function_type LIKE '%macro%'
+        UNION ALL SELECT table_name, column_name, comment FROM duckdb_columns() WHERE NOT internal""").fetchall()
+    return {(o, c): text for o, c, text in rows}
+
+
+# The comments and views the repeatables changed after the last numbered migration that wrote
+# them (an edit of a comment or a view file after migration 056 is listed here, so what differs
+# from the migrations' history stays visible): issue 19 moved the files these comments name.
+EDITED_AFTER_THE_MIGRATIONS = {("gpu_aliases", "alias_key"), ("gpu_catalog", None), ("price_spells", "offer_key"),
+                               ("resource_syncs", None)}
+EDITED_VIEWS: set[str] = set()
+
+
 def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_migration(fresh):
     con, applied = fresh
     old = duckdb.connect()
     replayed = replay(old, db.migrations())
     assert applied == replayed == [v for v, _, _ in db.migrations()]
-    a, b = catalog(old), catalog(con)
-    # The one table no migration comments: its comments come from warehouse/tables/schema.yaml.
-    new = "schema_repeatables"
-    for key in ("tables", "columns"):
-        assert [r for r in a[key] if r[0] != new] == [r for r in b[key] if r[0] != new], key
-        assert [r[:-1] for r in a[key]] == [r[:-1] for r in b[key]], key
+    a, b = catalog(old, comments=False), catalog(con, comments=False)
     # A view stores its column list when created: latest_claim_status (SELECT e.* of 029) was created
     # before 035 added two columns to claim_evaluations, so the replay's catalog does not list them
     # (a query returns them: view_results). Recreated after the tables, the new warehouse lists them,
     # documented as claim_evaluations' (same_as).
     late = {("latest_claim_status", "rules_version"), ("latest_claim_status", "trigger")}
-    assert {(r[0], r[1]) for r in b["view_columns"]} - {(r[0], r[1]) for r in a["view_columns"]} == late
-    listed = {(r[0], r[1]) for r in a["view_columns"]}
-    assert a["view_columns"] == [r for r in b["view_columns"] if (r[0], r[1]) in listed]
-    for key in ("constraints", "views", "view_results", "macros", "other", "settings"):
+    assert set(b["view_columns"]) - set(a["view_columns"]) == {r for r in b["view_columns"] if r[:2] in late}
+    assert a["view_columns"] == [r for r in b["view_columns"] if r[:2] not in late]
+    same_views = [r for r in a["views"] if r[0] not in EDITED_VIEWS]
+    assert same_views == [r for r in b["views"] if r[0] not in EDITED_VIEWS]
+    for key in ("tables", "columns", "constraints", "view_results", "macros", "other", "settings", "migrations"):
         assert a[key] == b[key], key
     # recorded as applied, each with the sha256 of its file, as the replay records them
     sha = "SELECT version, name, sha256 FROM schema_migrations ORDER BY 1"
     assert old.execute(sha).fetchall() == con.execute(sha).fetchall()
     seeded = "SELECT id, evaluated_through, evaluations, snapshot_through FROM claim_history_state"
     assert old.execute(seeded).fetchall() == con.execute(seeded).fetchall()
+    # every comment the migrations wrote, but those edited since (and schema_repeatables', which
+    # only warehouse/tables/schema.yaml writes, and the two late columns')
+    was, now = comments(old), comments(con)
+    new = {k for k in now if k[0] == "schema_repeatables"} | late
+    assert {k for k in now if was.get(k) != now[k]} == EDITED_AFTER_THE_MIGRATIONS | new
+    assert all(was[k] for k in EDITED_AFTER_THE_MIGRATIONS)
+    # and the replay followed by the repeatables (what an upgrade does) is the new warehouse, whole
+    db.migrate(old)
+    assert catalog(old) == catalog(con)
     assert len(b["views"]) == 15 and len(b["macros"]) == 7 and len(b["tables"]) == 28
     old.close()
 
