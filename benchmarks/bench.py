@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from pricewatch.collect import crawl_process, store
-from warehouse import db
+from warehouse import db, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,7 +76,7 @@ def bench_warehouse(rows: list, days: int, n_offers: int) -> None:
     rng = random.Random(7)
     path = Path(tempfile.mkdtemp(prefix="bench-db-")) / "bench.duckdb"
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     start = datetime(2025, 11, 1, 2, tzinfo=timezone.utc)
     load_times = []
     for day in range(days):

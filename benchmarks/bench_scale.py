@@ -182,13 +182,13 @@ def one_size(n_rows: int, repeat: int, tmpl_path: Path) -> dict:
     from pricewatch.alerts.derive import derive_alerts
     from pricewatch.claims.evaluate import evaluate_claims
     from pricewatch.record.config import AlertConfig
-    from warehouse import db, spells
+    from warehouse import db, migrate, spells
 
     out: dict = {"size": n_rows, "times": {}, "baselines": {}}
     path = Path(tempfile.mkdtemp(prefix="bench-scale-")) / "scale.duckdb"
     con = db.connect(path)
     con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")   # the old window views at 10M peaked at 18 GB
-    db.migrate(con)
+    migrate.migrate(con)
     tmpl = pd.read_pickle(tmpl_path)
     out.update(build(con, tmpl, n_rows))
     t = time.perf_counter()
@@ -315,14 +315,14 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
     import pandas as pd
 
     from pricewatch.collect import store
-    from warehouse import db, load, spells
+    from warehouse import db, load, migrate, spells
     tmpl = pd.read_pickle(tmpl_path)
     base = None
     results = {"backfill_s": [], "raw_s": [], "rebuild_s": [], "rows": 0}
     for _ in range(repeat):
         work = Path(tempfile.mkdtemp(prefix="bench-backfill-"))
         con = db.connect(work / "gen.duckdb")
-        db.migrate(con)
+        migrate.migrate(con)
         build(con, tmpl, n_runs * N_PROVIDERS * OFFERS_PER_PROVIDER)
         five = [p for (p,) in con.execute("SELECT DISTINCT provider FROM offers WHERE provider LIKE 'synthetic_%' "
                                           "ORDER BY 1 LIMIT 5").fetchall()]
@@ -338,7 +338,7 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
         all_offers = pd.concat([r[2] for r in runs], ignore_index=True)[load.OFFER_COLUMNS]
         results["rows"] = len(all_offers)
         con = db.connect(work / "raw.duckdb")
-        db.migrate(con)
+        migrate.migrate(con)
         t = time.perf_counter()
         con.execute("BEGIN")
         con.execute("INSERT INTO offers BY NAME SELECT * FROM all_offers")
@@ -356,11 +356,11 @@ def bench_backfill(tmpl_path: Path, n_runs: int, repeat: int) -> dict:
             base = (time.perf_counter() - t) / len(sample)
         con.close()
         warm = db.connect(work / "warm.duckdb")   # the first load of a process reads the spider classes
-        db.migrate(warm)                          # and the catalog (~1 s): not the backfill's cost
+        migrate.migrate(warm)                          # and the catalog (~1 s): not the backfill's cost
         store.load_runs(warm, runs[:3])
         warm.close()
         con = db.connect(work / "backfill.duckdb")
-        db.migrate(con)
+        migrate.migrate(con)
         t = time.perf_counter()
         store.load_runs(con, runs)
         results["backfill_s"].append(time.perf_counter() - t)

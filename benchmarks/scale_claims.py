@@ -47,9 +47,9 @@ def bench_claims(con, past_run: str, last_run: str, repeat: int = 5) -> dict:
     from pricewatch.claims.evaluate import evaluate_claims
     from pricewatch.claims.snapshot import Snapshot
     from pricewatch.record.config import AlertConfig
-    from warehouse import db
+    from warehouse import migrate
 
-    db.migrate(con)
+    migrate.migrate(con)
     rules = R.cached_rules()
     try:
         from pricewatch.claims.evaluator import interest

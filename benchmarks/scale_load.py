@@ -95,11 +95,14 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     loads pile up WAL and in-memory update versions until DuckDB's automatic checkpoint lands on
     one of them. Returns milliseconds."""
     from pricewatch.collect import store
-    from warehouse import db, load  # first: bench_scale puts this checkout on sys.path
+    from warehouse import (  # first: bench_scale puts this checkout on sys.path
+        load,
+        migrate,
+    )
     sys.path.insert(0, str(HERE))
     from bench_scale import nightly_frames
     con = _connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     store.load_run(con, *nightly_frames(con, 999))       # warm: the first load of a process reads the catalog
     loads, raws, floors, checkpoints, cpu = [], [], [], [], []   # cpu: the process's CPU time (all threads), less
                                                       # sensitive than wall time to other jobs on the cores
@@ -161,11 +164,11 @@ def bench_nightly_process(path, repeat: int = 9) -> dict:
     prebuilt warehouse it may move its providers' latest spells together (spells.py
     RELOCATE_ROW_GROUPS), once. Returns milliseconds."""
     from pricewatch.collect import store
-    from warehouse import db
+    from warehouse import migrate
     sys.path.insert(0, str(HERE))
     from bench_scale import nightly_frames
     con = _connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     frames = [nightly_frames(con, 500 + i) for i in range(1)]
     con.close()
     opened, loaded, closed, total = [], [], [], []

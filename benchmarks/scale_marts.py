@@ -114,9 +114,9 @@ def main() -> None:
     con.execute("SET memory_limit = '3GB'")
     con.execute("SET threads = 2")
     if args.migrate:
-        from warehouse import db
+        from warehouse import migrate
         t = time.perf_counter()
-        db.migrate(con)
+        migrate.migrate(con)
         print(f"migrate: {time.perf_counter() - t:.2f} s")
     offers = con.execute("SELECT count(*) FROM offers").fetchone()[0]
     times = bench_marts(con, args.repeat, args.views, not args.no_baselines)

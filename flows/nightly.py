@@ -24,13 +24,13 @@ from flows.run_report import RunFailed
 from flows.run_report import report as finish_run
 from flows.tasks import (
     CRAWL_GROUPS,
-    run_logger,
     crawl_provider,
     deliver_alerts,
     derive_alerts,
     evaluate_claims,
     load_run,
     open_warehouse,
+    run_logger,
     validate_crawl,
 )
 from pricewatch.collect import judge, replays

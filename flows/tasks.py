@@ -15,7 +15,7 @@ from prefect.tasks import exponential_backoff
 
 from pricewatch.collect import crawl_process, judge, store
 from pricewatch.collect.crawl_ahead import RunCrawls
-from warehouse import db, load, spool
+from warehouse import db, load, migrate, spool
 
 
 class CrawlFailed(RuntimeError):
@@ -83,7 +83,7 @@ def open_warehouse(db_path: str) -> dict:
     logger = run_logger()
     try:
         with db.session(db_path, wait_s=db.history_wait_s()) as con:
-            db.migrate(con)
+            migrate.migrate(con)
             unspooled = _report_spooled(store.load_spooled(con, db_path))
             return {"history": load.recent_item_counts(con), "unspooled": unspooled, "error": None}
     except db.WarehouseLocked as exc:

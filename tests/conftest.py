@@ -10,8 +10,8 @@ import functools
 import hashlib
 import logging
 import os
-import re
 import pickle
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -67,12 +67,12 @@ def source_exchanges(date: str, provider: str) -> list[dict]:
 @functools.lru_cache(maxsize=1)
 def _migrated_template() -> Path:
     """A new warehouse the real migrate() made, once per process (removed at exit)."""
-    from warehouse import db
+    from warehouse import db, migrate
     folder = Path(tempfile.mkdtemp(prefix="pricewatch-test-migrated-"))
     atexit.register(shutil.rmtree, folder, True)
     con = db.connect(folder / "migrated.duckdb")
     try:
-        db.migrate(con)
+        migrate.migrate(con)
     finally:
         con.close()   # checkpointed: the copy is the whole database, no WAL beside it
     return folder / "migrated.duckdb"

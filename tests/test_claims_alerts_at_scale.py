@@ -20,7 +20,7 @@ from pricewatch.claims import readings
 from pricewatch.collect import store
 from tests.test_claims_published import replayed  # noqa: F401  (a fixture)
 from tests.test_spells import synthetic_runs
-from warehouse import db
+from warehouse import db, migrate
 
 ORACLES = Path(__file__).parent / "fixtures" / "oracles"
 HELD = ("a", "2x G3 on-demand")        # held in runs 20-27
@@ -39,7 +39,7 @@ def history(tmp_path_factory):
         if n >= 8:
             offers.drop(offers.index[(offers.provider == GONE[0]) & (offers.offer_key == GONE[1])], inplace=True)
     con = db.connect(tmp_path_factory.mktemp("at-scale") / "w.duckdb")
-    db.migrate(con)
+    migrate.migrate(con)
     store.load_runs(con, runs)
     yield con
     con.close()

@@ -29,7 +29,7 @@ from pricewatch.claims.rules import RULES_DIR, RulesError, load_rules
 from pricewatch.collect import judge, store
 from pricewatch.evidence.archive import write_exchanges
 from tests.conftest import CAPTURES, shipped, shipped_date, source_exchanges
-from warehouse import db
+from warehouse import db, migrate
 
 SHIPPED = {p: shipped(p) for p in ("massed_compute", "thunder_compute", "gpuwithcrypto", "lambda_cloud")}
 ARRAKIS = CAPTURES / "2026-10-31" / "arrakis.warc.gz"
@@ -49,7 +49,7 @@ def _variant(base: Path, provider: str, *replacements: tuple[bytes, bytes]) -> P
 def scenario(tmp_path_factory, crawl):
     base = tmp_path_factory.mktemp("claims-scenario")
     con = db.connect(base / "w.duckdb")
-    db.migrate(con)
+    migrate.migrate(con)
     # Real captures of 2026-08-22..10-31 replayed up to 2026-11-06: the claims here test values,
     # so the staleness limit is 100 days (tests/test_claims_published.py tests staleness).
     con.execute("UPDATE mart_settings SET stale_after_hours = 2400")

@@ -22,7 +22,7 @@ from pricewatch.claims.evaluate import evaluate_claims
 from pricewatch.claims.rules import load_rules
 from pricewatch.collect import judge, replays, store
 from tests.conftest import CAPTURES, ROOT
-from warehouse import db
+from warehouse import db, migrate
 
 PUBLISHED = ROOT / "rules" / "published"
 PAGE1 = (PUBLISHED / "gpuwithcrypto-llama-70b-finetuning.ja.txt").read_text(encoding="utf-8")
@@ -41,7 +41,7 @@ def replayed(tmp_path_factory, crawl):
     base = tmp_path_factory.mktemp("claims-replay")
     path = base / "pricewatch.duckdb"
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     # The shipped captures are real recordings of 2026-08-22 to 2026-10-31: replayed in order, the
     # last snapshot finds most sources older than the default 48 h staleness limit, and claims
     # resting on them are unverifiable (test_stale_sources_make_their_claims_unverifiable). These

@@ -126,11 +126,11 @@ def test_prefect_lines_go_to_the_log_file_not_the_console(loaded_db):
 
 @pytest.fixture(scope="module")
 def empty_db(tmp_path_factory):
-    from warehouse import db
+    from warehouse import db, migrate
     path = tmp_path_factory.mktemp("people") / "pw.duckdb"
     db.connect(path).close()
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     con.close()
     return path
 

@@ -33,7 +33,7 @@ from pricewatch.evidence import wacz
 from pricewatch.evidence.warc_read import read_file
 from pricewatch.server.evidence_viewer import EvidenceServer
 from tests.conftest import CAPTURES, ROOT, shipped
-from warehouse import db
+from warehouse import db, migrate
 
 PAGE_SHA256 = "85bd806d66fdd9a1d2ef27ef68e85776fc2a033df30003600358df1deea56d20"
 B200_KEY = "8x B200 SXM6 on-demand"
@@ -45,7 +45,7 @@ def warehouse(tmp_path_factory, crawl):
     path = tmp_path_factory.mktemp("evidence") / "w.duckdb"
     replay = shipped("massed_compute")
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     outcome = judge.judge_crawl(crawl("massed_compute", replay))
     run, pr, offers, facts = judge.build_run([outcome], "replay", datetime.now(timezone.utc), None, replay,
                                                captured_at=replays.archive_capture_times(replay),

@@ -16,7 +16,7 @@ from pricewatch.record.config import AlertConfig
 from spiders.base import Parsed
 from tests.conftest import migrated_warehouse, shipped_exchanges
 from tests.inprocess import run_parsed
-from warehouse import db, load
+from warehouse import db, load, migrate
 
 T0 = datetime(2026, 11, 1, 2, 0, tzinfo=timezone.utc)
 KEY_H100 = "1x H100 SXM 80GB on-demand"
@@ -39,7 +39,7 @@ class Warehouse:
         at = T0 + timedelta(days=day)
         con = db.connect(self.path)
         try:
-            db.migrate(con)
+            migrate.migrate(con)
             history = load.recent_item_counts(con)
             outcomes = [judge.judge_crawl(run_parsed(p, page, captured_at=at), history.get(p, []))
                         for p, page in sorted(pages.items())]

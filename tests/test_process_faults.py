@@ -27,7 +27,7 @@ from pricewatch.collect import crawl_process
 from pricewatch.evidence.archive import write_exchanges
 from pricewatch.server import prefect_processes
 from tests.conftest import ROOT, STANDIN_SETTINGS, clean_env, shipped, shipped_exchanges
-from warehouse import db
+from warehouse import db, migrate
 
 # Real processes and real network waits: run by `pytest -m slow` (CI runs it after the suite)
 # and by `pytest -m fault`, not by the default `pytest -q`.
@@ -151,7 +151,7 @@ def warehouse_state(path: Path) -> str:
                               "WHERE table_name = 'schema_migrations'").fetchone()[0]
         if applied:
             applied = con.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
-        db.migrate(con)
+        migrate.migrate(con)
         runs = con.execute("SELECT count(*) FROM runs").fetchone()[0]
         provider_runs = con.execute("SELECT count(*) FROM provider_runs").fetchone()[0]
         offers = con.execute("SELECT count(*) FROM offers").fetchone()[0]
@@ -240,7 +240,7 @@ def test_sigterm_while_the_load_waits_for_the_warehouse_lock(tmp_path, prefect_s
     """Mid-load: an analyst holds the warehouse, the run's load waits for the lock; SIGTERM then."""
     path = tmp_path / "pw.duckdb"
     holder = db.connect(path)
-    db.migrate(holder)
+    migrate.migrate(holder)
     try:
         run = Run(tmp_path, "--replay", str(shipped("thunder_compute")), "--db", str(path),
                   env={"PREFECT_API_URL": prefect_server.api, "PRICEWATCH_HISTORY_WAIT_S": "0",

@@ -34,8 +34,15 @@ from pricewatch.claims.snapshot import OFFER_COLUMNS as SNAPSHOT_COLUMNS
 from pricewatch.collect import judge
 from pricewatch.export import datasets as ex
 from pricewatch.record import fields as F
-from pricewatch.record.claim_evaluation import CLAIM_EVALUATION_FIELDS, CLAIM_EVALUATION_NAMES
-from pricewatch.record.crawl_report import CRAWL_REPORT_NAMES, PROVIDER_RUN_FIELDS, PROVIDER_RUN_NAMES
+from pricewatch.record.claim_evaluation import (
+    CLAIM_EVALUATION_FIELDS,
+    CLAIM_EVALUATION_NAMES,
+)
+from pricewatch.record.crawl_report import (
+    CRAWL_REPORT_NAMES,
+    PROVIDER_RUN_FIELDS,
+    PROVIDER_RUN_NAMES,
+)
 from pricewatch.record.offer import IDENTITY_FIELDS, OfferRecord, offer_key
 from spiders.extensions import crawl_report
 from spiders.items import OfferItem

@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse import db, repeatables
+from warehouse import db, migrate, repeatables
 from warehouse.sql_files import query_sql, split_statements, statements
 
 MIGRATIONS = Path(db.MIGRATIONS_DIR)
@@ -42,7 +42,7 @@ def replay(con, files: list[tuple[int, str, str]], ordered: bool = False) -> lis
     if any(r[1] == "sha256" for r in con.execute("PRAGMA table_info('schema_migrations')").fetchall()):
         for version, sql in applied.items():
             con.execute("UPDATE schema_migrations SET sha256 = ? WHERE version = ? AND sha256 IS NULL",
-                        [db.migration_sha256(sql), version])
+                        [migrate.migration_sha256(sql), version])
     return list(applied)
 
 
@@ -81,7 +81,7 @@ def fingerprint(cat: dict) -> str:
 def fresh():
     """A new warehouse as migrate() builds it now (in memory)."""
     con = duckdb.connect()
-    applied = db.migrate(con)
+    applied = migrate.migrate(con)
     yield con, applied
     con.close()
 
@@ -108,8 +108,8 @@ EDITED_VIEWS: set[str] = set()
 def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_migration(fresh):
     con, applied = fresh
     old = duckdb.connect()
-    replayed = replay(old, db.migrations())
-    assert applied == replayed == [v for v, _, _ in db.migrations()]
+    replayed = replay(old, migrate.migrations())
+    assert applied == replayed == [v for v, _, _ in migrate.migrations()]
     a, b = catalog(old, comments=False), catalog(con, comments=False)
     # A view stores its column list when created: latest_claim_status (SELECT e.* of 029) was created
     # before 035 added two columns to claim_evaluations, so the replay's catalog does not list them
@@ -134,7 +134,7 @@ def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_mig
     assert {k for k in now if was.get(k) != now[k]} == EDITED_AFTER_THE_MIGRATIONS | new
     assert all(was[k] for k in EDITED_AFTER_THE_MIGRATIONS)
     # and the replay followed by the repeatables (what an upgrade does) is the new warehouse, whole
-    db.migrate(old)
+    migrate.migrate(old)
     assert catalog(old) == catalog(con)
     assert len(b["views"]) == 15 and len(b["macros"]) == 7 and len(b["tables"]) == 28
     old.close()
@@ -159,7 +159,7 @@ def test_every_view_and_macro_is_one_file_with_its_docs_beside_it(fresh):
 
 def test_migrate_again_applies_nothing(fresh, tmp_path):
     con, _ = fresh
-    assert db.migrate(con) == []
+    assert migrate.migrate(con) == []
     assert repeatables.apply_repeatables(con) == []
 
 
@@ -175,12 +175,12 @@ def schema_copy(tmp_path, monkeypatch):
 
 def test_changing_a_view_is_an_edit_of_its_file_applied_with_its_readers(schema_copy, caplog):
     con = duckdb.connect()
-    db.migrate(con)
+    migrate.migrate(con)
     view = schema_copy / "views" / "latest_offers.sql"
     view.write_text(view.read_text().replace("SELECT *, NULL::VARCHAR AS held_reading_reason FROM current_offers",
                                              "SELECT *, 'none'::VARCHAR AS held_reading_reason FROM current_offers"))
     with caplog.at_level(logging.INFO, logger="pricewatch.warehouse"):
-        assert db.migrate(con) == []   # no numbered migration
+        assert migrate.migrate(con) == []   # no numbered migration
     line = next(r.getMessage() for r in caplog.records if "applied again" in r.getMessage())
     again = line.split("applied again ")[1].split(", ")
     # the view, then each view and macro that reads it (directly or not), in order; nothing else
@@ -195,7 +195,7 @@ def test_changing_a_view_is_an_edit_of_its_file_applied_with_its_readers(schema_
     old = con.execute("SELECT comment FROM duckdb_columns() WHERE table_name = 'offers' AND column_name = 'tier'").fetchone()[0]
     assert text.count(old) == 1
     tables.write_text(text.replace(old, "the provider's tier (edited)"))
-    db.migrate(con)
+    migrate.migrate(con)
     assert con.execute(comment).fetchone()[0] == "the provider's tier (edited)"
     con.close()
 

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 
 from tests.test_schema_fresh import catalog, replay
-from warehouse import db
+from warehouse import db, migrate
 
 STATES_DIR = Path(__file__).parent / "fixtures" / "schema_states"
 STATES = json.loads((STATES_DIR / "states.json").read_text())["states"]
@@ -86,7 +86,7 @@ def migrate_as_then(con, state: dict) -> list[int]:
 @pytest.fixture(scope="module")
 def today():
     con = duckdb.connect()
-    db.migrate(con)
+    migrate.migrate(con)
     yield catalog(con)
     con.close()
 
@@ -94,14 +94,14 @@ def today():
 def upgraded(con, today: dict, label: str) -> None:
     """Today's migrate() brings it to today's schema; its rows are kept and every view answers."""
     offers = con.execute("SELECT count(*) FROM offers").fetchone()[0]
-    db.migrate(con)
+    migrate.migrate(con)
     got = catalog(con)
     for key in today:
         assert got[key] == today[key], f"{label}: {key} differs from a new warehouse"
     assert con.execute("SELECT count(*) FROM offers").fetchone()[0] == offers, label
     for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
         con.execute(f"SELECT count(*) FROM {view}").fetchall()
-    assert db.migrate(con) == [], label
+    assert migrate.migrate(con) == [], label
 
 
 def build_state(state: dict) -> tuple[duckdb.DuckDBPyConnection, tuple]:

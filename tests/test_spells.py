@@ -18,7 +18,7 @@ import pytest
 
 from pricewatch.collect import judge, replays, store
 from tests.conftest import CAPTURES, migrated_warehouse, shipped
-from warehouse import db, spells
+from warehouse import db, migrate, spells
 
 ORACLE_FILE = Path(db.MIGRATIONS_DIR) / "015_view_offer_history_with_absences.sql"
 LATEST_ORACLE_FILE = Path(db.MIGRATIONS_DIR) / "014_view_latest_offers_trusted.sql"
@@ -96,7 +96,7 @@ def test_spells_of_the_shipped_captures_match_the_window_views(tmp_path, crawl):
     one price changed, then as recorded (the offer reappears, the price goes back)."""
     path = migrated_warehouse(tmp_path / "w.duckdb")
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     known = replays.all_providers()
     by_date: dict[str, list] = {}
     for warc in sorted(CAPTURES.glob("*/*.warc.gz")):
@@ -197,7 +197,7 @@ def synthetic_runs(n_runs: int, seed: int):
 def synthetic_db(tmp_path_factory):
     path = migrated_warehouse(tmp_path_factory.mktemp("spells") / "w.duckdb")
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     yield con
     con.close()
 
@@ -249,7 +249,7 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
     shuffled = runs[:]
     random.Random(3).shuffle(shuffled)
     con = db.connect(migrated_warehouse(tmp_path / "shuffled.duckdb"))
-    db.migrate(con)
+    migrate.migrate(con)
     for run, pr, offers, facts in shuffled:
         store.load_run(con, run, pr, offers, facts)
     same_history(con)
@@ -257,7 +257,7 @@ def test_runs_loaded_out_of_snapshot_order_and_as_one_backfill_give_the_same_spe
     spells_shuffled = con.execute("SELECT * FROM price_spells ORDER BY ALL").fetchall()
     con.close()
     con = db.connect(migrated_warehouse(tmp_path / "backfill.duckdb"))
-    db.migrate(con)
+    migrate.migrate(con)
     assert store.load_runs(con, runs) == [r[0]["run_id"] for r in runs]
     same_history(con)
     same_marts(con)
@@ -269,7 +269,7 @@ def test_an_offer_twice_in_one_run_is_refused_naming_it(tmp_path):
     run, pr, offers, _ = synthetic_runs(1, seed=2)[0]
     twice = pd.concat([offers, offers.head(1)], ignore_index=True)
     con = db.connect(migrated_warehouse(tmp_path / "w.duckdb"))
-    db.migrate(con)
+    migrate.migrate(con)
     first = offers.iloc[0]
     with pytest.raises(ValueError, match=f"offer stored twice in one run: {first.provider} '{first.offer_key}'"):
         store.load_run(con, run, pr, twice)
@@ -283,7 +283,7 @@ def test_a_failed_backfill_stores_none_of_its_runs(tmp_path):
     bad_offers = bad_offers.copy()
     bad_offers.loc[0, "price_per_hour"] = -1.0          # violates CHECK (price_per_hour > 0)
     con = db.connect(migrated_warehouse(tmp_path / "w.duckdb"))
-    db.migrate(con)
+    migrate.migrate(con)
     with pytest.raises(Exception, match="(?i)constraint"):
         store.load_runs(con, runs[:4] + [(bad_run, bad_pr, bad_offers, None)])
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 0

@@ -23,7 +23,7 @@ from tests.test_spells import (
     install_oracle,
     synthetic_runs,
 )
-from warehouse import db
+from warehouse import db, migrate
 
 
 def hard_history():
@@ -47,7 +47,7 @@ def hard_history():
 @pytest.mark.slow   # 1.3 s, of which migrate() 0.8 s: over the fast suite's per-test budget
 def test_a_backfill_rebuilds_held_streaks_and_unordered_times_as_the_window_views(tmp_path):
     con = db.connect(tmp_path / "w.duckdb")
-    db.migrate(con)
+    migrate.migrate(con)
     runs = hard_history()
     assert store.load_runs(con, runs) == [r[0]["run_id"] for r in runs]   # one bulk load: spells.rebuild
     install_oracle(con)

@@ -12,7 +12,7 @@ import pytest
 
 from pricewatch.collect import store
 from tests.test_spells import same_history, synthetic_runs
-from warehouse import db, spells
+from warehouse import db, migrate, spells
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def migrated(tmp_path_factory):
     """An empty migrated warehouse, migrated once and copied for each load."""
     path = tmp_path_factory.mktemp("relocate") / "empty.duckdb"
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     con.close()
     return path
 
@@ -36,7 +36,7 @@ def load_all(empty, path, runs, relocate_above):
     spells.RELOCATE_ROW_GROUPS = relocate_above
     try:
         con = db.connect(path)
-        db.migrate(con)
+        migrate.migrate(con)
         assert store.load_run(con, *runs[0])
         # three unscreened runs in one transaction: the later ones move rows the earlier ones wrote
         assert len(store.load_runs(con, runs[1:4])) == 3

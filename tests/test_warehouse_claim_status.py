@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from warehouse import db
+from warehouse import db, migrate
 
 T0 = datetime(2026, 11, 1, 2, tzinfo=timezone.utc)
 
@@ -22,7 +22,7 @@ def evaluation(con, run_id, claim_id, status, value, snapshot_at, evaluated_at, 
 
 def test_latest_claim_status_matches_its_first_definition(tmp_path):
     con = db.connect(tmp_path / "w.duckdb")
-    db.migrate(con)
+    migrate.migrate(con)
     oracle = (Path(db.MIGRATIONS_DIR) / "008_view_latest_claim_status.sql").read_text()
     con.execute(oracle.replace("CREATE OR REPLACE VIEW latest_claim_status", "CREATE TEMP VIEW oracle_latest_claim_status"))
     columns = [r[0] for r in con.execute("DESCRIBE latest_claim_status").fetchall()]

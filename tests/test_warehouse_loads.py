@@ -14,7 +14,7 @@ from pricewatch.evidence.archive import sha256_hex
 from spiders.base import Parsed
 from tests.conftest import migrated_warehouse, shipped, shipped_exchanges
 from tests.inprocess import run_parsed
-from warehouse import db
+from warehouse import db, migrate
 from warehouse.load import recent_item_counts
 
 MASSED_B200 = "8x B200 SXM6 on-demand"          # $43.46 per instance-hour on the real 2026-08-22 page
@@ -36,7 +36,7 @@ def load(db_path: Path, replay: Path, crawl, as_of: str | None = None, providers
     if not Path(db_path).exists():
         migrated_warehouse(db_path)
     con = db.connect(db_path)
-    db.migrate(con)
+    migrate.migrate(con)
     history = recent_item_counts(con)
     outcomes = []
     for p in providers or replays.providers_in_archive(replay):
@@ -65,9 +65,9 @@ def table_counts(db_path):
 
 def test_migrations_are_numbered_applied_once_and_recorded(tmp_path):
     con = db.connect(tmp_path / "w.duckdb")
-    first = db.migrate(con)
-    assert first == [v for v, _, _ in db.migrations()] and first == sorted(first)
-    assert db.migrate(con) == []
+    first = migrate.migrate(con)
+    assert first == [v for v, _, _ in migrate.migrations()] and first == sorted(first)
+    assert migrate.migrate(con) == []
     recorded = [v for (v,) in con.execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall()]
     assert recorded == first
     views = {n for (n,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}

@@ -23,7 +23,7 @@ from flows import tasks
 from pricewatch.collect import judge, store
 from spiders.base import Parsed
 from tests.inprocess import run_parsed
-from warehouse import db, load, spool
+from warehouse import db, load, migrate, spool
 
 SCHEMAS = Path(__file__).parent / "fixtures" / "schemas"
 RELEASES = json.loads((SCHEMAS / "releases.json").read_text())["sets"]
@@ -138,10 +138,10 @@ def shape(path) -> dict:
 def test_a_warehouse_of_every_earlier_release_migrates_with_its_rows_kept(tmp_path, fault):
     fresh = tmp_path / "today.duckdb"
     con = db.connect(fresh)
-    db.migrate(con)
+    migrate.migrate(con)
     con.close()
     today = shape(fresh)
-    current = [v for v, _, _ in db.migrations()]
+    current = [v for v, _, _ in migrate.migrations()]
     seen = []
     for release in RELEASES:
         commit = release["commit"]
@@ -152,7 +152,7 @@ def test_a_warehouse_of_every_earlier_release_migrates_with_its_rows_kept(tmp_pa
             int(f.name[:3]) for f in (SCHEMAS / commit).glob("*.sql"))), commit
         con = db.connect(path)
         try:
-            applied = db.migrate(con)
+            applied = migrate.migrate(con)
             assert sorted(applied + recorded) == current, commit
             # Loads a new run: the quality gate reads the old rows as its history.
             run, pr, offers, facts = build(0)
@@ -163,7 +163,7 @@ def test_a_warehouse_of_every_earlier_release_migrates_with_its_rows_kept(tmp_pa
             con.close()
         assert shape(path) == today, f"{commit}: the migrated warehouse differs from a new one"
         # Migrations applied now are recorded with their text; those of the old release are not known.
-        texts = {v: db.migration_sha256(sql) for v, _, sql in db.migrations()}
+        texts = {v: migrate.migration_sha256(sql) for v, _, sql in migrate.migrations()}
         assert {v: sha[v] for v in applied} == {v: texts[v] for v in applied}, commit
         assert all(sha[v] is None for v in recorded), commit
         con = db.connect(path, read_only=True)
@@ -197,11 +197,11 @@ def test_an_edited_landed_migration_is_reported_not_fatal(tmp_path, monkeypatch,
     monkeypatch.setattr(db, "MIGRATIONS_DIR", migrations)
     path = tmp_path / "w.duckdb"
     con = db.connect(path)
-    db.migrate(con)
+    migrate.migrate(con)
     edited = migrations / "012_view_run_sequence.sql"
     edited.write_text(edited.read_text() + "\n-- edited after it was applied\n")
     with caplog.at_level(logging.WARNING, logger="pricewatch.warehouse"):
-        again = db.migrate(con)
+        again = migrate.migrate(con)
         run, pr, offers, facts = build(0)
         loaded = store.load_run(con, run, pr, offers, facts)
     con.close()

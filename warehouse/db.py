@@ -1,12 +1,14 @@
-"""DuckDB access: connect (waiting with a bound while another process holds the one write
-lock), apply numbered migrations once (each recorded with the sha256 of its text), load a run
-in one transaction, and keep a run that could not be loaded in a spool for the next load.
+"""DuckDB access: connect, waiting with a bound while another process holds the one write lock,
+and the warehouse's path and waits.
 
-This module connects (the lock and its waits) and is the public face that names the rest, one
-module per job: warehouse/migrate.py (migrations), warehouse/load.py (loading a run or a
-backfill, the quality gate, the history reads), warehouse/spells.py (the state kept at load:
-price spells and latest offers), warehouse/sql_files.py (the named queries of warehouse/sql/) and
-warehouse/spool.py (the spool)."""
+The rest of warehouse/ is one module per job, each imported from where it is defined:
+warehouse/migrate.py (a new warehouse built from the current schema, an older one given its
+pending numbered migrations) and warehouse/repeatables.py (then the views, macros and comments
+whose text changed), warehouse/load.py (loading a run or a backfill in one transaction, the
+history reads), warehouse/resources.py (what a load is handed: the quality gate, the catalog
+and sources rows), warehouse/spells.py (the state kept at load: price spells and latest
+offers), warehouse/marts.py (the stored marts), warehouse/spool.py (a run kept for the next load
+while the warehouse is locked) and warehouse/sql_files.py (the one loader of .sql files)."""
 
 from __future__ import annotations
 
@@ -18,10 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-
-# Re-exported: the public names of the modules this one fronts.
-from warehouse.migrate import (changed_migrations, ensure_migrated, is_repair, migrate, migration_sha256,  # noqa: F401
-                               migrations)
 
 # Read by warehouse/migrate.py at each call (set it here to point migrations elsewhere).
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"

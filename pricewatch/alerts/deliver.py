@@ -20,7 +20,7 @@ from pricewatch.alerts.render import UTC_FMT
 from pricewatch.alerts.store import _alert_config, _has, _rows, sql
 from pricewatch.alerts.templating import fit
 from pricewatch.record.config import AlertConfig, Config
-from warehouse import db
+from warehouse import migrate
 
 
 def deliver_alerts(con: duckdb.DuckDBPyConnection, config: Config | AlertConfig | None = None) -> dict:
@@ -45,7 +45,7 @@ def deliver_alerts(con: duckdb.DuckDBPyConnection, config: Config | AlertConfig 
     timeout, not one per message. A message becomes `sent` once every configured URL has it,
     and the events it carries with it; muted and acked messages are never sent."""
     cfg = _alert_config(config)
-    db.migrate(con)
+    migrate.migrate(con)
     pending = _rows(con, "SELECT * FROM alert_messages WHERE state = 'pending' ORDER BY created_at, message_id")
     result = {"sent": 0, "failed": 0, "unconfirmed": 0, "pending": len(pending), "error": None}
     if not pending:

@@ -28,13 +28,13 @@ from pricewatch.alerts.rulechange import _rule_changes
 from pricewatch.alerts.sources import _new_labels, _source_health
 from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows, sql
 from pricewatch.record.config import AlertConfig, Config
-from warehouse import db
+from warehouse import migrate
 
 
 def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | AlertConfig | None = None) -> dict:
     """Stores the alerts run_id raises; returns counts of what happened."""
     cfg = _alert_config(config)
-    db.ensure_migrated(con)
+    migrate.ensure_migrated(con)
     found = _rows(con, "SELECT seq, observed_at FROM run_sequence WHERE run_id = ?", [run_id])
     if not found:
         raise ValueError(f"run {run_id} is not in the warehouse")

@@ -38,7 +38,7 @@ def evaluate_claims(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSe
     run's snapshot and stores the results. With ``trigger='run'`` the latest evaluated snapshot is
     first evaluated again if the rules changed since (its changes are returned as
     ``rule_changes``). Returns {run_id, evaluated, counts, drifted, unverifiable, rule_changes}."""
-    from warehouse.db import ensure_migrated
+    from warehouse.migrate import ensure_migrated
 
     ensure_migrated(con)
     rules = rules or R.cached_rules()
@@ -56,7 +56,7 @@ def reevaluate_latest(con: duckdb.DuckDBPyConnection, rules: R.RuleSet | None = 
     (or always, with ``force``: rules unchanged give no new rows). Returns None when there was
     nothing to do, else {run_id, rules_version, previous_version, evaluated, changed: [...]}:
     each claim whose status or recomputed text the rule change moved, or that it added/removed."""
-    from warehouse.db import ensure_migrated
+    from warehouse.migrate import ensure_migrated
 
     ensure_migrated(con)
     rules = rules or R.cached_rules()

@@ -10,9 +10,9 @@ from decimal import Decimal
 from pricewatch.claims import kinds as K
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import as_number, quantize
-from pricewatch.claims.result import Outcome, _input, ts, usd
 from pricewatch.claims.page_kinds import PageKinds
 from pricewatch.claims.queries import query
+from pricewatch.claims.result import Outcome, _input, ts, usd
 from pricewatch.claims.snapshot import Interest, Snapshot, dec
 
 

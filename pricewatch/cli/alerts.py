@@ -27,7 +27,8 @@ app = typer.Typer(help="Alerts: the messages sent, the events they carry, acks a
 
 @contextmanager
 def _writable(db: Optional[Path]):
-    from warehouse.db import WarehouseLocked, load_wait_s, migrate, session
+    from warehouse.db import WarehouseLocked, load_wait_s, session
+    from warehouse.migrate import migrate
     path = check_db_readable(db)
     try:
         with session(path, wait_s=load_wait_s()) as con:

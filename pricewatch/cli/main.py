@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from pricewatch.cli.query import open_query_connection, refused_statement
 from pricewatch.cli.tools import (
     DbOption,
     GuardedGroup,
@@ -29,7 +30,6 @@ from pricewatch.cli.tools import (
     say,
     set_debug,
 )
-from pricewatch.cli.query import open_query_connection, refused_statement
 from pricewatch.record.text import console as esc
 
 app = typer.Typer(help="GPU rental prices: scrape, archive, store, and keep published claims true.",
