@@ -25,8 +25,9 @@ import pytest
 from typer.testing import CliRunner
 
 from pricewatch.claims.evaluate import evaluate_claims
-from pricewatch.cli.main import _print_summary, app
+from pricewatch.cli.main import app
 from pricewatch.cli.query import open_query_connection
+from pricewatch.cli.run import _print_summary
 from pricewatch.collect import judge, store
 from spiders.base import Parsed
 from tests.conftest import ROOT, shipped
