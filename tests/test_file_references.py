@@ -3,8 +3,7 @@
 A path such as ``pricewatch/collect/gate.py`` or ``warehouse/sql/load_offers.sql`` written in the
 code or the docs is checked against the tree; a file that moved leaves no stale pointer behind.
 Landed migrations are left out (they are never edited: users' warehouses ran them as they are),
-and so are the recorded historic schemas the upgrade test rebuilds, the rules (their bytes are
-the rules version every evaluation records) and the shipped captures."""
+and so are the recorded historic schemas the upgrade test rebuilds and the shipped captures."""
 
 from __future__ import annotations
 
@@ -16,12 +15,12 @@ TOPS = ("pricewatch", "spiders", "flows", "warehouse", "tests", "benchmarks", "r
 REF = re.compile(r"(?<![\w./-])((?:" + "|".join(re.escape(t) for t in TOPS)
                  + r")/[\w./<>*-]*?\.(?:py|sql|yaml|yml|md|toml|json|txt|html|tmpl|png))(?![\w/])")
 OTHER_REPO = re.compile(r"(?<![\w/])[\w.-]+/[\w.-]+\s+(?:\(|its\s+)?$")
-SKIP = ("warehouse/migrations/", "tests/fixtures/", "rules/", "captures/", "tests/real/", "tests/rendered/")
+SKIP = ("warehouse/migrations/", "tests/fixtures/", "captures/", "tests/real/", "tests/rendered/")
 
 
 def scanned() -> list[Path]:
     files = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", ROOT / "prefect.yaml", ROOT / "pyproject.toml"]
-    for top in ("pricewatch", "spiders", "flows", "warehouse", "tests", "benchmarks", "docs"):
+    for top in ("pricewatch", "spiders", "flows", "warehouse", "tests", "benchmarks", "docs", "rules"):
         files += [p for p in (ROOT / top).rglob("*") if p.suffix in (".py", ".sql", ".yaml", ".yml", ".md", ".txt", ".html")]
     return [p for p in files if p.is_file() and not str(p.relative_to(ROOT)).startswith(SKIP)]
 
