@@ -4,7 +4,7 @@
 -- applied; a warehouse that already has migrations gets the pending ones instead (docs/schema.md).
 -- Never edit a table here alone: a table changes through a new numbered migration, and this file
 -- is then brought to the same state (tests/test_schema_fresh.py compares the two).
--- baseline: 057
+-- baseline: 058
 
 CREATE TABLE alert_acks (
     id VARCHAR PRIMARY KEY,
@@ -78,7 +78,7 @@ CREATE TABLE alerts (
     attempts INTEGER DEFAULT(0) NOT NULL,
     last_error VARCHAR,
     message_id VARCHAR,
-    CHECK((kind IN ('price_changed', 'offer_disappeared', 'undercut', 'claim_status', 'source_failing', 'source_recovered', 'new_gpu_label', 'rule_change'))),
+    CHECK((kind IN ('price_changed', 'offer_disappeared', 'undercut', 'claim_status', 'source_failing', 'source_recovered', 'new_gpu_label', 'rule_change', 'held_reading'))),
     CHECK((state IN ('pending', 'sent', 'suspect', 'suppressed', 'muted'))),
     CHECK((notify_type IN ('info', 'success', 'warning', 'failure')))
 );
@@ -255,6 +255,22 @@ CREATE TABLE mart_settings (
     stale_after_hours DOUBLE DEFAULT(48) NOT NULL,
     CHECK((id = 1)),
     CHECK((stale_after_hours > 0))
+);
+
+CREATE TABLE offer_decisions (
+    provider VARCHAR NOT NULL,
+    offer_key VARCHAR NOT NULL,
+    run_id VARCHAR NOT NULL,
+    decision VARCHAR NOT NULL,
+    price_per_hour DECIMAL(18,6),
+    price_text VARCHAR,
+    observed_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    held_reason VARCHAR,
+    decided_by VARCHAR NOT NULL,
+    decided_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    note VARCHAR,
+    CHECK((decision IN ('accept', 'reject'))),
+    PRIMARY KEY(provider, offer_key, run_id, decided_at)
 );
 
 CREATE TABLE offers (
