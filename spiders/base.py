@@ -1,7 +1,12 @@
 """What every provider spider shares: the parser contract, layout errors and failed requests.
 
 A spider's parsing is a plain function from a document (or several) to a :class:`Parsed`:
-the offers it found, the facts it read, and one message per distinct layout problem. The
+the offers it found, the facts it read, and one message per distinct layout problem. A problem
+of one row (its price cell cannot be read: a placeholder, garbled text, a foreign currency) is
+not a problem of the page: the parser *holds* that offer (:meth:`Parsed.hold`: kept unpriced
+with the text the page printed, and a ``row held:`` message naming the row and why), the other
+rows load and the provider run is suspect; only when most rows are held does it fail
+(pricewatch/collect/judge.py). The
 spider fetches, calls the parser and hands its result to :meth:`PriceSpider.emit`; tests call
 the parser in-process on recorded documents (see ``tests/inprocess.py``) and run its offers
 through the same item pipelines a crawl uses.
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from pricewatch.record.prices import HELD_PRICE_MARK, HELD_ROW, price_in
 from spiders.faults import DownloadFailed
 from spiders.items import OfferItem, SourceFactItem
 
@@ -74,10 +80,30 @@ def stated_currency(obj, expected: str = "USD", keys=("currency", "priceCurrency
     return None
 
 
+def row_name(fields: dict) -> str:
+    """An offer's row in a few words: "8x NVIDIA H100 SXM 80 GB on-demand/secure eu-west"."""
+    parts = [f"{fields.get('gpu_count', '?')}x {fields.get('gpu_label', '?')}"]
+    if fields.get("variant"):
+        parts.append(f"[{fields['variant']}]")
+    if fields.get("vram_gb"):
+        parts.append(f"{fields['vram_gb']:g} GB" if isinstance(fields["vram_gb"], (int, float)) else str(fields["vram_gb"]))
+    billing, tier = fields.get("billing"), fields.get("tier")
+    parts.append(billing if tier in (None, billing) else f"{billing}/{tier}")
+    parts += [str(fields[k]) for k in ("reserved_term", "region", "sku") if fields.get(k)]
+    return " ".join(str(p) for p in parts)
+
+
+def is_held(message: str) -> bool:
+    """A message of :meth:`Parsed.hold` (one row held), not a layout error of the page."""
+    return message.startswith(HELD_ROW)
+
+
 @dataclass
 class Parsed:
     """What a parser read from a document: offers (OfferItem fields, without provider and
-    capture), source facts, and layout errors (one message per distinct problem)."""
+    capture), source facts, and its messages: layout errors (one per distinct problem of the
+    page) and held rows (one per offer held, see :meth:`hold`), in ``errors`` both, so the crawl
+    report carries them; :attr:`layout_errors` and :attr:`held` tell them apart."""
 
     offers: list[dict] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -90,11 +116,57 @@ class Parsed:
     def error(self, message: str) -> None:
         self.errors.append(message)
 
+    def hold(self, reason: str, **fields) -> dict:
+        """One row whose price cannot be read: the offer is kept (``price_raw`` the text the page
+        printed, verbatim; None when the row has no price cell), never priced, and held with
+        ``reason`` ("price cell unreadable: 'N/A—'"). Its identity fields must be the row's own."""
+        raw = fields.get("price_raw")
+        fields["price_raw"] = HELD_PRICE_MARK + ("" if raw is None else str(raw))
+        self.offers.append(fields)
+        self.errors.append(f"{HELD_ROW}{row_name(fields)}: {reason}")
+        return fields
+
+    @property
+    def layout_errors(self) -> list[str]:
+        """The problems of the page (the provider fails)."""
+        return [m for m in self.errors if not is_held(m)]
+
+    @property
+    def held(self) -> list[str]:
+        """One message per held row."""
+        return [m for m in self.errors if is_held(m)]
+
     def extend(self, other: "Parsed") -> "Parsed":
         self.offers += other.offers
         self.errors += other.errors
         self.facts += other.facts
         return self
+
+
+def json_price(value, currency: str = "USD") -> tuple[object, str | None]:
+    """A price an API answers, as (price_raw, None) when it reads as a price in the answer's
+    ``currency``, else (value, why not): a positive number; or a string quoting one that the
+    answer's currency reads unambiguously ("$1.09" or "1.09" in a USD answer: the same number
+    as 1.09; "€1.09", "CA$1.09" or "N/A" are not read). 0 and null are the caller's to judge
+    (not offered, a placeholder): they come back with a reason, as does a bool."""
+    if isinstance(value, bool) or value is None:
+        return value, f"not a price ({value!r})"
+    if isinstance(value, (int, float)):
+        return (value, None) if value > 0 else (value, f"not a positive price ({value!r})")
+    if isinstance(value, str):
+        amount, why = price_in(value, currency)
+        return (value, None) if amount is not None else (value, why)
+    return value, f"not a price (a JSON {type(value).__name__})"
+
+
+def price_value(raw) -> float | None:
+    """The number of a price json_price read (a number, or the string it quoted), else None."""
+    if isinstance(raw, bool) or raw is None:
+        return None
+    if isinstance(raw, (int, float)):
+        return float(raw)
+    amount, _ = price_in(str(raw), "USD")
+    return float(amount) if amount is not None else None
 
 
 def load_json(text: str | bytes, what: str, parsed: Parsed):
@@ -156,7 +228,10 @@ class PriceSpider(scrapy.Spider):
         """Items of a parser's result, its errors into the crawl report. ``capture``: the
         evidence of a multi-document join (default: the response the spider is parsing)."""
         for message in parsed.errors:
-            self.layout_error(message)
+            if is_held(message):
+                self.held_row(message)
+            else:
+                self.layout_error(message)
         for fields in parsed.offers:
             item = OfferItem(provider=self.name, **fields)
             if self.is_aggregator:
@@ -173,6 +248,13 @@ class PriceSpider(scrapy.Spider):
     def layout_error(self, message: str) -> None:
         """The page no longer looks like what the parser knows: say what is missing."""
         self.logger.error("layout: %s", message)
+        errors = self.crawler.stats.get_value("pricewatch/layout_errors", [])
+        self.crawler.stats.set_value("pricewatch/layout_errors", errors + [message])
+
+    def held_row(self, message: str) -> None:
+        """One row held (its price cell unreadable): into the crawl report beside the layout
+        errors, where the judge counts it apart (pricewatch/collect/judge.py)."""
+        self.logger.warning("%s", message)
         errors = self.crawler.stats.get_value("pricewatch/layout_errors", [])
         self.crawler.stats.set_value("pricewatch/layout_errors", errors + [message])
 

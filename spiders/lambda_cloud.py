@@ -13,6 +13,9 @@ cells ``data-label="..."``. Prices are per GPU-hour in both (column ``PRICE/GPU/
   from the ``GPU COUNT`` cell ("256+" = from 256 GPUs: stored as 256, the price is per GPU),
   ``self_service`` False. A row priced "—" (the "1 year+" rows) is not an offer.
 
+A price cell that is neither "$6.69", "Contact sales" nor "—" ("€6.69", "N/A—", a struck-through
+price alone) holds its row (spiders/base.py Parsed.hold); the other rows load.
+
 Never read: the copy of every table inside the ``window.__islands`` script blobs (unicode-
 escaped HTML in a JSON string). It is script text, not markup, so the DOM never sees it.
 A ``<tr data-plan>`` row under any other heading is a layout error, not silently skipped.
@@ -34,6 +37,9 @@ VRAM = re.compile(r"^(\d+(?:\.\d+)?)\s*GB$", re.I)
 PRICE = re.compile(r"^\$\d+(?:\.\d+)?$")
 COUNT = re.compile(r"^(\d+)(\+?)$")
 NOT_OFFERED = {"—", "–", "-", "N/A", "n/a"}
+# The words an unpriced offer prints where the price stood; other text ("N/A—", "TBD", "$L2a")
+# is a cell that cannot be read: its row is held, never stored as an ordinary unpriced offer.
+UNPRICED = re.compile(r"^(contact (sales|us)|talk to (our|the) team|request( access| a quote)?)$", re.I)
 CLUSTER_TIER = "1-click-clusters"
 
 
@@ -62,20 +68,21 @@ def _cells(row) -> dict[str, str]:
     return {c.attrib.get("data-label", "").strip(): text_of(c) for c in row.xpath("./th|./td")}
 
 
-def _price(cells: dict[str, str], section: str, where: str, problems: _Problems) -> tuple[bool, str | None]:
-    """(is an offer, price as printed): a "—" cell is no offer; "$6.69" a price; words
-    ("Contact sales") an unpriced offer; anything else, or no single price column, an error."""
+def _price(cells: dict[str, str], section: str, where: str, problems: _Problems) -> tuple[bool, str | None, str | None]:
+    """(is an offer, price as printed, why the cell is unreadable): a "—" cell is no offer;
+    "$6.69" a price; "Contact sales" (UNPRICED) an unpriced offer; anything else ("€6.69",
+    "N/A—", a struck-through price alone) is an offer whose cell cannot be read (the row is held); no
+    single price column is a layout error of the page."""
     labels = [label for label in cells if label.upper().startswith(PRICE_LABEL)]
     if len(labels) != 1:
         problems.add(f"'{section}' rows without a single '{PRICE_LABEL}*' cell (cells {sorted(cells)})", where)
-        return False, None
+        return False, None, None
     text = cells[labels[0]]
     if text in NOT_OFFERED:
-        return False, None
-    if PRICE.match(text) or (text and not re.search(r"\d", text)):
-        return True, text
-    problems.add(f"'{section}' price cells that are not a $ amount per GPU-hour ({text!r})", where)
-    return False, None
+        return False, None, None
+    if PRICE.match(text) or UNPRICED.match(text):
+        return True, text, None
+    return True, text, f"price cell unreadable: {text!r} (not a $ amount per GPU-hour)"
 
 
 def _tab_label(sel: Selector, panel) -> str:
@@ -101,22 +108,26 @@ def _ondemand(sel: Selector, row, where: str, problems: _Problems, parsed: Parse
     if not vram:
         problems.add(f"'{ONDEMAND}' rows without a 'VRAM/GPU' cell reading 'N GB'", where)
         return
-    offered, price = _price(cells, ONDEMAND, where, problems)
+    offered, price, unreadable = _price(cells, ONDEMAND, where, problems)
     if not offered:
         return
-    parsed.offer(
+    fields = dict(
         gpu_label=row.attrib["data-plan"].strip(), gpu_count=int(count.group(1)),
         vram_gb=float(vram.group(1)), billing="on-demand", tier="on-demand", self_service=True,
         region=None, currency="USD", price_raw=price, price_unit="gpu_hour", availability=None,
         _vcpus=cells.get("vCPUs", ""),
     )
+    if unreadable:
+        parsed.hold(unreadable, **fields)
+    else:
+        parsed.offer(**fields)
 
 
 def _cluster(row, where: str, problems: _Problems, parsed: Parsed) -> None:
     cells = _cells(row)
     term = cells.get("DURATION", "")
     count = COUNT.match(cells.get("GPU COUNT", ""))
-    offered, price = _price(cells, CLUSTERS, where, problems)
+    offered, price, unreadable = _price(cells, CLUSTERS, where, problems)
     if not offered:
         return  # the "1 year+" rows: "—", no price of that term
     if not term:
@@ -125,11 +136,15 @@ def _cluster(row, where: str, problems: _Problems, parsed: Parsed) -> None:
     if not count:
         problems.add(f"'{CLUSTERS}' rows without a 'GPU COUNT' cell reading 'N' or 'N+'", where)
         return
-    parsed.offer(
+    fields = dict(
         gpu_label=row.attrib["data-plan"].strip(), gpu_count=int(count.group(1)), billing="reserved",
         tier=CLUSTER_TIER, reserved_term=term, self_service=False, region=None, currency="USD",
         price_raw=price, price_unit="gpu_hour", availability=None,
     )
+    if unreadable:
+        parsed.hold(unreadable, **fields)
+    else:
+        parsed.offer(**fields)
 
 
 def _counts_agree_with_vcpus(parsed: Parsed, problems: _Problems) -> None:

@@ -6,7 +6,7 @@ from scrapy.exceptions import DropItem
 
 from pricewatch.record.catalog import load_catalog
 from pricewatch.record.offer import nominal_vram, offer_key
-from pricewatch.record.prices import parse_price, per_hour_prices
+from pricewatch.record.prices import HELD_PRICE_MARK, fits_currency, parse_price, per_hour_prices, price_in
 from spiders.items import OfferItem
 
 
@@ -17,7 +17,10 @@ class NormalizeOfferPipeline:
     IDENTITY_FIELDS of pricewatch/record/fields.py), with the VRAM the source states read as its
     nominal size (269 -> 288 GB, 81559 MiB -> 80 GB). An unknown GPU label is kept (gpu_model
     None) and listed in the crawl report; a price that is not a number is kept as unpriced with
-    its raw text. The fields it fills are those whose ``filled_by`` is "pipeline".
+    its raw text, and so is a held row (spiders/base.py Parsed.hold: its price_raw comes marked,
+    and leaves as the text the page printed). A "$" price is read only as USD; a quoted price
+    naming its currency ("1.09 USD", "US$ 1.09") is read when that is the offer's currency. The
+    fields it fills are those whose ``filled_by`` is "pipeline".
     """
 
     def __init__(self, stats):
@@ -58,7 +61,17 @@ class NormalizeOfferPipeline:
         item.setdefault("form_factor", "unknown")
         if item.get("form_factor") is None:
             item["form_factor"] = "unknown"
-        price = parse_price(item.get("price_raw"))
+        raw = item.get("price_raw")
+        held = isinstance(raw, str) and raw.startswith(HELD_PRICE_MARK)
+        if held:
+            item["price_raw"] = raw[len(HELD_PRICE_MARK):] or None
+            price = None
+        elif not fits_currency(raw, item["currency"]):
+            price = None
+        else:
+            price = parse_price(raw)
+            if price is None and isinstance(raw, str):
+                price = price_in(raw, item["currency"], per_hour=True)[0]
         per_hour, per_gpu = per_hour_prices(price, item["price_unit"], int(item["gpu_count"] or 0))
         item["price_per_hour"] = float(per_hour) if per_hour is not None else None
         item["price_per_gpu_hour"] = float(per_gpu) if per_gpu is not None else None

@@ -19,6 +19,10 @@ from a real $0.50, so there 0.5 is read as the placeholder: otherwise an H200 NV
 at $0.50 (no such offer) would win every cheapest-H200-NVL comparison. The id ``unknown``
 (all zeros) is RunPod's placeholder entry, not a GPU.
 
+A price quoted as a string the USD answer reads unambiguously ("$2.39", "2.39") is the same
+number; any other value of one field ("N/A", "€2.39", -1, "2.39/hr") holds that GPU's offers
+of the surface (spiders/base.py Parsed.hold), the other GPUs load.
+
 GPU counts: a pod costs the per-GPU price times its GPU count, from 1 to ``maxGpuCount``. When
 the answer states ``maxGpuCount`` we emit the sizes the published pages compare (1, 2, 4, 8)
 that fit under it; without it we do not know which sizes exist and emit 1-GPU offers only.
@@ -32,7 +36,7 @@ import re
 
 import scrapy
 
-from spiders.base import Parsed, PriceSpider, json_member, load_json, stated_currency
+from spiders.base import Parsed, PriceSpider, json_member, json_price, load_json, price_value, stated_currency
 
 API = "https://api.runpod.io/graphql"
 # Every field asked for is in the real 2026-08-25 answer (tests/real/runpod/gputypes.json).
@@ -133,17 +137,22 @@ def parse_gpu_types(text: str, url: str = API) -> Parsed:
                 continue
             for billing, field in (("on-demand", price_field), ("spot", spot_field)):
                 price = gpu.get(field)
-                if price is not None and not (_number(price) and price >= 0):
-                    problem(f"{field} is not a price ({price!r})", gpu["id"])
-                    continue
-                if not price or (offered is None and price == PLACEHOLDER_PRICE):
-                    continue   # 0 / null: not offered; 0.5 without a flag: the placeholder
+                if price is None or (_number(price) and price == 0):
+                    continue   # 0 / null: not offered
+                price, unreadable = json_price(price, "USD")
+                value = price_value(price) if not unreadable else None
+                if offered is None and value == PLACEHOLDER_PRICE:
+                    continue   # 0.5 without a flag: the placeholder
                 for count in counts:
-                    parsed.offer(gpu_label=gpu["id"], gpu_count=count,
-                                 vram_gb=memory if _number(memory) and memory > 0 else None,
-                                 form_factor=form_factor(gpu["id"], gpu.get("displayName")),
-                                 billing=billing, tier=tier, currency="USD",
-                                 price_raw=price, price_unit="gpu_hour")
+                    fields = dict(gpu_label=gpu["id"], gpu_count=count,
+                                  vram_gb=memory if _number(memory) and memory > 0 else None,
+                                  form_factor=form_factor(gpu["id"], gpu.get("displayName")),
+                                  billing=billing, tier=tier, currency="USD",
+                                  price_raw=price, price_unit="gpu_hour")
+                    if unreadable:   # this surface's price cannot be read: held, the others load
+                        parsed.hold(f"{field} is not a price ({price!r}): {unreadable}", **fields)
+                    else:
+                        parsed.offer(**fields)
     for message, ids in problems.items():
         shown = ", ".join(repr(i) for i in ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
         parsed.error(f"{url}: {message}: {shown}")

@@ -21,6 +21,9 @@ as ``$%.2f/hr``; the OpenAPI schema ``thundertypes.PricingMap`` is a map of numb
 currency field. The public API is therefore read as USD-only: a ``currency`` field, should one
 appear (beside the map or inside it), is used when it says USD and is a layout error otherwise.
 The price each offer points to is the pricing record (the evidence of the number), not specs.
+A price quoted as a string the USD answer reads unambiguously ("$2.49", "2.49") is the same
+number; any other value of one key ("N/A", "€2.49", 0) holds that offer (spiders/base.py
+Parsed.hold), the other keys load.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import re
 
 import scrapy
 
-from spiders.base import Parsed, PriceSpider, json_member, load_json
+from spiders.base import Parsed, PriceSpider, json_member, json_price, load_json
 
 API = "https://api.thundercompute.com:8443"
 GPU_KEY = re.compile(r"^(?P<gpu>[a-z0-9]+)_x(?P<count>\d+)(?:_(?P<mode>[a-z]+))?$")
@@ -77,13 +80,13 @@ def parse_offers(pricing_text: str, specs_text: str, pricing_url: str, specs_url
         if mode and mode not in MODES:
             unknown_modes.append(key)
             continue
-        price = pricing[key]
-        if not _number(price) or price <= 0:
-            bad_prices.append(f"{key}={price!r}")
-            continue
+        price, unreadable = json_price(pricing[key], currency)
         spec = specs.get(key)
         if spec is None:
-            missing.append(key)
+            if unreadable:
+                bad_prices.append(f"{key}={price!r}")
+            else:
+                missing.append(key)
             continue
         label = spec.get("displayName") if isinstance(spec, dict) else None
         spec_mode = spec.get("mode") if isinstance(spec, dict) else None
@@ -92,16 +95,20 @@ def parse_offers(pricing_text: str, specs_text: str, pricing_url: str, specs_url
             bad_specs.append(key)
             continue
         vram = spec.get("vramGB")
-        parsed.offer(sku=gpu, gpu_label=label.strip(), gpu_count=count,
-                     vram_gb=vram if _number(vram) else None, billing="on-demand",
-                     tier=mode or spec_mode or None, currency=currency, price_raw=price,
-                     price_unit="instance_hour")
+        fields = dict(sku=gpu, gpu_label=label.strip(), gpu_count=count,
+                      vram_gb=vram if _number(vram) else None, billing="on-demand",
+                      tier=mode or spec_mode or None, currency=currency, price_raw=price,
+                      price_unit="instance_hour")
+        if unreadable:   # one key's price cannot be read: that offer is held, the others load
+            parsed.hold(f"price of {key!r} unreadable: {unreadable}", **fields)
+        else:
+            parsed.offer(**fields)
     if missing:
         parsed.error(f"{specs_url}: pricing key(s) {', '.join(map(repr, missing))} have no entry in specs")
     if unknown_modes:
         parsed.error(f"{pricing_url}: unknown mode in key(s) {', '.join(map(repr, unknown_modes))} "
                      f"(known: {', '.join(MODES)})")
-    if bad_prices:
+    if bad_prices:   # neither a price nor an offer specs describes: nothing to hold
         parsed.error(f"{pricing_url}: price is not a positive number: {', '.join(bad_prices)}")
     if bad_specs:
         parsed.error(f"{specs_url}: specs entry of {', '.join(map(repr, bad_specs))} lacks a displayName "

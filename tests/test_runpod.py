@@ -274,9 +274,16 @@ def test_entries_lacking_a_price_field_fail_with_one_message():
     assert "lacks securePrice" in failure(json.dumps(answer))
 
 
-def test_a_price_that_is_not_a_number_fails_naming_the_field():
+def test_a_price_that_is_not_a_number_holds_its_offers_naming_the_field():
+    # Issue 20 item 2: two GPUs' unreadable prices hold those GPUs' offers (kept unpriced with the
+    # value the API gave), the provider is suspect, every other GPU loads.
     answer = json.loads(WHOLE)
     answer["data"]["gpuTypes"][0]["securePrice"] = "2.39/hr"
     answer["data"]["gpuTypes"][1]["securePrice"] = -1
-    error = failure(json.dumps(answer))
-    assert "securePrice is not a price" in error and "'2.39/hr'" in error
+    result = run_parsed("runpod", parse_gpu_types(json.dumps(answer), API), url=API)
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect"
+    assert "securePrice is not a price" in outcome.error and "'2.39/hr'" in outcome.error
+    held = [i for i in result.items if i["price_raw"] in ("2.39/hr", "-1")]
+    assert held and not any(i["is_priced"] for i in held)
+    assert sum(i["is_priced"] for i in result.items) == len(result.items) - len(held)

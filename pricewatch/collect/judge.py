@@ -18,6 +18,7 @@ from pricewatch.collect.crawl_process import CrawlResult
 from pricewatch.record.crawl_report import PROVIDER_RUN_NAMES
 from pricewatch.record.fields import JUDGED_FIELDS
 from pricewatch.record.offer import OfferRecord
+from pricewatch.record.prices import HELD_ROW
 from pricewatch.record.text import plain
 
 
@@ -63,7 +64,10 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
                 monitor_config: monitors.MonitorConfig | None = None) -> ProviderOutcome:
     """Decides whether a crawl is data. Any doubt fails the provider, with a message that
     names it and what was missing; its previous offers then stay the latest. A crawl that
-    parsed but fails a run monitor (see pricewatch/collect/monitors.py) is *suspect*."""
+    parsed but fails a run monitor (see pricewatch/collect/monitors.py) is *suspect*; so is one
+    whose parser held rows it could not read (spiders/base.py Parsed.hold: the other rows load,
+    one monitor line counts and names the held ones), unless most of its rows are held: then
+    the page is not read and the provider fails."""
     p, report = result.provider, result.report
     base = dict(provider=p, report=report, duration_s=result.duration_s, attempts=result.attempts)
     # An unknown label is news (stored with gpu_model NULL, alerted once), not a fault.
@@ -73,8 +77,11 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
         return ProviderOutcome(status="failed", error=f"{p}: crawl did not finish "
                                f"(exit {result.returncode}): {result.log_tail[-500:]}", **base)
     problems = []
-    if report.get("layout_errors"):
-        problems.append("layout changed: " + summarize(report["layout_errors"]))
+    messages = report.get("layout_errors") or []
+    held = list(dict.fromkeys(m for m in messages if m.startswith(HELD_ROW)))
+    layout = [m for m in messages if not m.startswith(HELD_ROW)]
+    if layout:
+        problems.append("layout changed: " + summarize(layout))
     if report.get("failed_urls"):
         problems.append("requests failed: " + summarize(report["failed_urls"]))
     if report.get("replay_missing"):
@@ -85,6 +92,9 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
         problems.append(f"{report['spider_exceptions']} parser exception(s) (see the crawl log)")
     if not result.items and not problems:
         problems.append("the parser found no offers and reported no layout error")
+    rows = max(len(result.items), len(held))
+    if held and 2 * len(held) > rows:
+        problems.append(f"most rows unreadable: {held_line(held, rows)}")
     invalid: dict[str, int] = {}
     for item in result.items:
         try:
@@ -100,11 +110,19 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
         return ProviderOutcome(status="failed", error=plain(f"{p}: " + " | ".join(problems), 600),
                                warnings=warnings, **base)
     observed = min(datetime.fromisoformat(i["capture"]["captured_at"]) for i in result.items)
-    findings = monitors.check(p, result.items, report, previous_counts or [],
-                              monitor_config or monitors.MonitorConfig()) + gate.crawl_findings(result.items)
+    findings = ([held_line(held, rows)] if held else []) + monitors.check(
+        p, result.items, report, previous_counts or [], monitor_config or monitors.MonitorConfig(),
+        held=len(held)) + gate.crawl_findings(result.items)
     return ProviderOutcome(status="suspect" if findings else "ok", offers=result.items, facts=result.facts,
                            warnings=warnings, monitors=findings, observed_at=observed,
                            error=f"{p}: suspect: " + "; ".join(findings) if findings else None, **base)
+
+
+def held_line(held: list[str], rows: int) -> str:
+    """One line for the rows a parser held: "2 of 24 rows held (price cell unreadable), e.g. 8x
+    H100 on-demand: price cell unreadable: 'N/A—'; ..." (each row named once, a few shown)."""
+    shown = summarize([m[len(HELD_ROW):] for m in held], max_lines=2, max_chars=120)
+    return f"{len(held)} of {rows} row(s) held, not priced (a price cell the parser could not read): {shown}"
 
 
 def summarize(messages: list[str], max_lines: int = 3, max_chars: int = 150) -> str:
