@@ -20,10 +20,13 @@ connection refused               not retried in the crawl (an immediate retry me
                                  closed port); the nightly flow may retry the crawl later
 body shorter than its            Scrapy's dataloss check (``DOWNLOAD_FAIL_ON_DATALOSS``);
 Content-Length                   retried, then "body cut off before its Content-Length"
-an HTML page with no end         a text/html document that starts as a whole page
-(no Content-Length, closed)      (``<!DOCTYPE`` or ``<html``) but has no ``</html>``: retried,
-                                 then "HTML document cut off". Excerpts (no page start) and
-                                 other types are not judged here (JSON fails to parse anyway)
+a body cut with no               the document judged by its type (spiders/completeness.py):
+Content-Length (the server       a whole HTML page without ``</body>``/``</html>``, a JSON
+closed the connection)           that ends inside a string or with brackets open, an RSC
+                                 stream whose last row is incomplete, a gzip/deflate/br stream
+                                 without its end, a browser page whose received document is
+                                 cut: retried, then "JSON document cut off at N bytes (...)".
+                                 Excerpts (no page start) are not judged
 ===============================  ============================================================
 
 Every give-up raises :class:`DownloadFailed` carrying that line, so the spider's errback
@@ -56,6 +59,8 @@ from twisted.internet.error import ConnectionRefusedError as TxConnectionRefused
 from twisted.internet.error import TimeoutError as TxTimeoutError
 from twisted.internet.task import deferLater
 
+from spiders.completeness import cut_off, html_cut_off
+
 #: Kinds of fault a retry of the whole crawl (minutes later) cannot be expected to fix.
 NOT_TRANSIENT = frozenset({"dns", "no-route", "timeout", "retry-after-too-long"})
 
@@ -86,19 +91,11 @@ def retry_after_seconds(value: bytes | str | None, now: datetime | None = None) 
 
 
 def cut_off_html(response) -> str | None:
-    """Why an HTML response is an incomplete page, or None. Only a document that starts as a
-    whole page (``<!DOCTYPE``/``<html``, after a BOM and whitespace) must end with ``</html>``:
-    shipped captures that are excerpts of a page are not judged."""
+    """Why an HTML response is an incomplete page, or None: the HTML rule of
+    spiders/completeness.py on a response (a whole page must reach ``</body>``/``</html>``;
+    shipped captures that are excerpts of a page are not judged)."""
     ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-    if ctype and "html" not in ctype:
-        return None
-    body = response.body
-    head = body[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if not (head.startswith(b"<!doctype html") or head.startswith(b"<html")):
-        return None
-    if b"</html" in body[-65536:].lower():
-        return None
-    return f"HTML document cut off at {len(body)} bytes (no closing </html>)"
+    return html_cut_off(response.body, ctype)
 
 
 def _attempts(request) -> int:
@@ -160,10 +157,10 @@ class NetworkFaultMiddleware(RetryMiddleware):
                 )
                 await maybe_deferred_to_future(deferLater(reactor, wait, lambda: None))
             return retry
-        if 200 <= status < 300:
-            problem = cut_off_html(response)
+        if 200 <= status < 300 and request.method != "HEAD":
+            problem = cut_off(response)
             if problem:
-                return self._retry_or_fail(request, "truncated html", "truncated", problem)
+                return self._retry_or_fail(request, "truncated body", "truncated", problem)
         return response
 
     @staticmethod

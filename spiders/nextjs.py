@@ -1,5 +1,6 @@
 """Next.js pages that stream React Server Components: the ``self.__next_f.push([1,"…"])``
-strings of a server-rendered page (Massed Compute's pricing table, Shadeform's homepage)."""
+strings of a server-rendered page (Massed Compute's pricing table, Shadeform's homepage), and
+whether an RSC answer (``text/x-component``) ends at a row's end (spiders/completeness.py)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,32 @@ def flight_strings(text: str) -> tuple[list[str], bool, list[str]]:
         except ValueError as exc:
             problems.append(f"a flight string at offset {push.start()} is not a string we can read ({exc})")
     return chunks, truncated, problems
+
+
+ROW_START = re.compile(rb"[0-9a-fA-F]*:")
+TEXT_ROW = re.compile(rb"T([0-9a-fA-F]+),")
+
+
+def flight_rows_cut(data: bytes) -> str | None:
+    """Why an RSC flight stream (a ``text/x-component`` answer: rows ``<hex id>:<payload>\\n``,
+    a text row ``<hex id>:T<hex byte length>,<text>`` without a newline) ends inside its last
+    row, or None: it ends at a row's end, or it is not a stream of rows we know (not judged)."""
+    pos, n = 0, len(data)
+    while pos < n:
+        row = ROW_START.match(data, pos)
+        if not row:
+            return None
+        start = row.end()
+        text = TEXT_ROW.match(data, start, min(n, start + 24))
+        if text:
+            length = int(text.group(1), 16)
+            have = n - text.end()
+            if have < length:
+                return f"last text row has {have} of {length} bytes"
+            pos = text.end() + length
+            continue
+        end = data.find(b"\n", start)
+        if end < 0:
+            return "last row has no end of line"
+        pos = end + 1
+    return None

@@ -14,6 +14,10 @@ the parser if the page's JavaScript runs again on them. So:
   (``pricewatch.evidence.archive.ReplayIndex``). A request the archive does not hold is aborted (a
   navigation gets a 404) and named in the crawl report; nothing reaches the network.
 
+Either way the page's own document, as received (not the DOM rendered from it, which the browser
+always closes), is judged whole or cut by spiders/completeness.py: a cut one flags the response
+(``CUT_FLAG``) and the fault middleware retries it, then fails the request in one line.
+
 Either way ``response.meta["browser_captures"]`` maps each URL the page loaded to the record it
 came from, so an item can point to the JSON its price came from rather than to the page.
 
@@ -38,6 +42,7 @@ from scrapy.utils.misc import load_object
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
 
+from spiders.completeness import body_cut_off, flag_cut
 from spiders.middlewares import crawl_archive
 from spiders.replay import WarcReplayDownloadHandler
 
@@ -110,6 +115,7 @@ class PageSession:
         self.incomplete = asyncio.Event()
         self.attached = False
         self.rendered: dict | None = None           # live: the conversion record of the rendered DOM
+        self.cut: str | None = None                 # why the document as received is cut off
 
     async def attach(self, page, request) -> None:
         """playwright_page_init_callback: runs after scrapy-playwright routed the page, so this
@@ -138,12 +144,17 @@ class PageSession:
                 await route.abort("internetdisconnected")
             return
         self.record(archived.url, archived.ref.as_meta(), archived.status, pw_request)
+        if _is_document(pw_request) and 200 <= archived.status < 300:
+            self.cut = body_cut_off(archived.body, archived.headers)
         headers: dict[str, str] = {}
         for k, v in archived.headers:
             if k.lower() not in _WIRE_HEADERS:
                 headers[k] = f"{headers[k]}, {v}" if k in headers else v
-        await route.fulfill(status=archived.status, headers=headers,
-                            body=_decoded(archived.body, archived.headers))
+        try:
+            body = _decoded(archived.body, archived.headers)
+        except (OSError, EOFError, zlib.error):   # a cut compressed stream: self.cut says so
+            body = b""
+        await route.fulfill(status=archived.status, headers=headers, body=body)
 
     def record(self, url: str, capture: dict, status: int, pw_request) -> None:
         self.captures[url] = capture
@@ -204,6 +215,10 @@ class PageSession:
                 request_body=response.request.post_data_buffer or b"",
             )
             self.record(response.url, ref.as_meta(), response.status, response.request)
+            if _is_document(response.request) and 200 <= response.status < 300:
+                # Playwright hands the body decoded: judged without its Content-Encoding.
+                self.cut = body_cut_off(body, [(k, v) for k, v in headers.items()
+                                               if k.lower() != "content-encoding"])
         if rendered is not None and self.document:
             ref = writer.write_conversion(rendered.url, self.document["warc_record_id"], rendered.body,
                                           f"text/html; charset={getattr(rendered, 'encoding', 'utf-8')}")
@@ -261,6 +276,9 @@ class ArchivingPlaywrightHandler(ScrapyPlaywrightDownloadHandler):
                 request.meta["playwright_include_page"] = False
                 if page is not None and not page.is_closed():
                     await page.close()
+        if session.cut and response is not None:
+            why = session.cut
+            flag_cut(response, why[:-1] + ", as the browser got it)" if why.endswith(")") else why)
         request.meta["browser_captures"] = dict(session.captures)
         if session.document:
             request.meta["capture"] = session.document

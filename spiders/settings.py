@@ -28,7 +28,8 @@ DOWNLOAD_TIMEOUT = 30
 DNS_TIMEOUT = 10
 PRICEWATCH_RETRY_TIMEOUTS = False
 # A body shorter than its Content-Length fails (Scrapy's default, stated: never flip it, a cut
-# page would parse into fewer offers). A page without Content-Length is checked for its end.
+# page would parse into fewer offers). A body without Content-Length is checked for its end
+# by its type (spiders/completeness.py).
 DOWNLOAD_FAIL_ON_DATALOSS = True
 
 # A flaky origin gets a few more tries inside the crawl (Retry-After honoured up to 60 s; a
@@ -48,6 +49,9 @@ DOWNLOADER_MIDDLEWARES = {
     # Scrapy's retry slot: retries, Retry-After, fail-fast DNS, cut-off pages (spiders/faults.py).
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "spiders.faults.NetworkFaultMiddleware": 550,
+    # Between the archive and Scrapy's decompression (590), which keeps what it could decode of
+    # a cut gzip: a compressed stream that does not end is flagged cut off (spiders/completeness.py).
+    "spiders.completeness.CompressedEndMiddleware": 600,
 }
 SPIDER_MIDDLEWARES = {
     "spiders.middlewares.CaptureRefMiddleware": 950,
