@@ -27,11 +27,17 @@ What is an offer (the EC2 price page's "Linux on-demand", the rows a reader comp
 (``spiders/instance_types.py``); an instance of ``instanceFamily`` "GPU instance" whose type the
 table lacks is reported (source fact ``unknown_instance_types``), never guessed.
 
-- ``OnDemand`` terms: billing on-demand, one ``Hrs`` price dimension in USD (checked).
+- ``OnDemand`` terms: billing on-demand, one ``Hrs`` price dimension in USD (checked). An
+  OnDemand term that also carries an upfront fee (a ``Quantity`` dimension with a price above
+  0) is no on-demand hourly price: the offer is kept *unpriced* (same key, so a claim citing
+  it waits instead of moving to another offer), its ``price_raw`` the term as printed
+  ("$55.04/h + $1000 upfront (OnDemand JRTCKXETXF)", which no price parse reads as a number),
+  and counted in the fact ``on_demand_with_upfront_fee``.
 - ``Reserved`` terms: only ``PurchaseOption`` "No Upfront" has a plain hourly rate: billing
   reserved, ``reserved_term`` "1 year" / "3 years" (``LeaseContractLength`` 1yr / 3yr), tier
   "<OfferingClass> no upfront"; Partial / All Upfront mix a fee with an hourly rate and are not
-  turned into an hourly figure (counted in the fact ``reserved_with_upfront_fee``).
+  turned into an hourly figure (counted in the fact ``reserved_with_upfront_fee``), nor is a
+  "No Upfront" term whose dimensions do carry a fee (the same fact).
 - Spot prices are not in the Price List (a separate feed): not covered here.
 - A price dimension whose unit is not "Hrs", a currency other than USD, or a term for a SKU we
   kept with no readable price is a layout error. A 0 price is no offer.
@@ -82,6 +88,20 @@ def _hourly(term: dict, where: str, problems: dict[str, list[str]]):
         problems.setdefault("a term has no single hourly price", []).append(f"{where}: {len(hourly)} Hrs dimensions")
         return None
     return hourly[0]
+
+
+def _upfront(term: dict) -> str | None:
+    """The upfront fee of a term (a ``Quantity`` dimension priced above 0), as printed, or None."""
+    fees = []
+    for dim in (term.get("priceDimensions") or {}).values():
+        if dim.get("unit") == "Quantity":
+            usd = (dim.get("pricePerUnit") or {}).get("USD")
+            try:
+                if float(usd) > 0:
+                    fees.append(str(usd))
+            except (TypeError, ValueError):
+                fees.append(str(usd))   # a fee that is not a number is still a fee
+    return " + ".join(fees) if fees else None
 
 
 def _opener(body):
@@ -172,7 +192,15 @@ def _term_offers(parsed, kind, attrs, term, region, problems, facts):
                   region=attrs.get("regionCode") or region, currency="USD", price_unit="instance_hour")
     if kind == "OnDemand":
         price = _hourly(term, where, problems)
-        if price is not None and float(price) > 0:
+        if price is None:
+            return
+        fee = _upfront(term)
+        if fee is not None:
+            # Not an on-demand hourly price: kept unpriced with the term's own figures as text.
+            facts.setdefault("on_demand_with_upfront_fee", []).append(f"{itype} {region}: ${_short(price)}/h + ${fee} upfront")
+            parsed.offer(**common, billing="on-demand", tier="on-demand",
+                         price_raw=f"${_short(price)}/h + ${_short(fee)} upfront (OnDemand {term.get('offerTermCode', '?')})")
+        elif float(price) > 0:
             parsed.offer(**common, billing="on-demand", tier="on-demand", price_raw=price)
         return
     ta = term.get("termAttributes") or {}
@@ -180,13 +208,21 @@ def _term_offers(parsed, kind, attrs, term, region, problems, facts):
     if length not in TERMS or not option or not klass:
         problems.setdefault("a Reserved term lacks LeaseContractLength/PurchaseOption/OfferingClass", []).append(where)
         return
-    if option != "No Upfront":
+    if option != "No Upfront" or _upfront(term) is not None:
         facts.setdefault("reserved_with_upfront_fee", []).append(f"{itype} {length} {klass} {option}")
         return
     price = _hourly(term, where, problems)
     if price is not None and float(price) > 0:
         parsed.offer(**common, billing="reserved", tier=f"{klass} no upfront", reserved_term=TERMS[length],
                      price_raw=price)
+
+
+def _short(number: str) -> str:
+    """A Price List figure without its trailing zeros ("55.0400000000" -> "55.04")."""
+    try:
+        return f"{float(number):g}" if "e" not in f"{float(number):g}" else str(number)
+    except ValueError:
+        return str(number)
 
 
 class AwsSpider(PriceSpider):

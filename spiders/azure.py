@@ -16,8 +16,11 @@ Each item is one meter: ``armSkuName`` (``Standard_ND96isr_H100_v5``), ``armRegi
   low-priority tier) is skipped; everything else is ``on-demand``;
 - ``productName`` "... Windows" is a Windows licence meter: skipped (we compare Linux VMs);
 - ``type`` other than "Consumption" (``DevTestConsumption``, ``Reservation``: a reservation's
-  price is the whole term, not an hourly rate) is not read as an hourly price: skipped, counted
-  in the source fact ``non_consumption_meters``;
+  price is the whole term, not an hourly rate, though its ``unitOfMeasure`` still reads
+  "1 Hour"), and any item that names a ``reservationTerm`` ("1 Year", "3 Years") whatever its
+  ``type`` says, is not read as an hourly price: skipped, counted in the source fact
+  ``non_consumption_meters``; a ``meterName`` / ``productName`` / ``skuName`` saying
+  "Reservation" or "Reserved" likewise (a reservation is never an on-demand price);
 - US Government regions (``usgov*``, ``usdod*``) are not open to the public: skipped;
 - a ``currencyCode`` (or the envelope's ``BillingCurrency``) other than USD fails;
 - a 0 price is no offer; a price that is not a number fails;
@@ -86,8 +89,12 @@ def parse_prices(text: str, url: str = URL) -> Parsed:
             continue
         sku, region, meter = item["armSkuName"], item["armRegionName"], item["meterName"]
         where = f"{sku}@{region} {meter!r}"
-        if item["type"] != "Consumption":
-            facts.setdefault("non_consumption_meters", []).append(f"{where}: {item['type']}")
+        term = item.get("reservationTerm")
+        names = " ".join(str(item.get(k) or "") for k in ("meterName", "productName", "skuName")).lower()
+        if item["type"] != "Consumption" or term or "reservation" in names or "reserved" in names:
+            what = item["type"] if item["type"] != "Consumption" else "Consumption naming a reservation"
+            facts.setdefault("non_consumption_meters", []).append(
+                f"{where}: {what}" + (f" {term}" if term else ""))
             continue
         billing = _billing(meter)
         if (billing is None or "windows" in item["productName"].lower()

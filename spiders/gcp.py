@@ -19,6 +19,10 @@ layout error (a new pricing model must be read on purpose, not dropped or mistak
   g2/g4, take the printed count). Fractional GPUs ("GPUs: 1/8" of g4-standard-6) are no GPU
   offer (source fact ``fractional_gpu_machines``). An unknown family is kept with the GPU
   name the page prints (no VRAM guessed) and listed in the fact ``unknown_machine_families``.
+- Commitments are never on-demand: a "Price (USD)" or "Current Spot pricing (USD)" header that
+  goes on to name a commitment (commit, CUD, reservation, savings, upfront, "1 Year") is an
+  unknown column, a layout error (the page's real on-demand header goes on "* info Consumption
+  model ID: 7754-699E-0EBF").
 - Billing: "Price" on-demand; "Current Spot pricing" spot (tier ``spot``); "Compute Resource
   CUDs - 1/3 Year" reserved (tier ``resource CUD``, term ``1 year`` / ``3 years``); "Compute
   Flexible CUD - 1/3 Year" reserved (tier ``flexible CUD``); "DWS Flex-start" on-demand tier
@@ -59,11 +63,21 @@ NOT_OFFERED = {"n/a", "-", "—", "–"}
 GPUS = re.compile(r"GPUs:\s*(\d+(?:/\d+)?)")
 
 
+# Words that make a header a commitment's, never the on-demand or spot price: a header that
+# starts like "Price (USD)" but goes on about a term ("Price (USD) 1 year commitment") is not
+# the on-demand column (a commitment's price read as on-demand is a false cheapest price).
+COMMITMENT = re.compile(r"\b(commit\w*|CUDs?|reserv\w*|savings|upfront|\d+\s*-?\s*(?:year|yr|month)s?)\b", re.I)
+
+
 def _column(header: str) -> str | None:
     """The COLUMNS key a header cell names ("Price (USD) * info Consumption model ID: ..." is
-    "Price (USD)"), or None."""
+    "Price (USD)"), or None. An on-demand or spot header whose rest names a commitment is None
+    (an unknown column: a layout error)."""
     for name in sorted(COLUMNS, key=len, reverse=True):
         if header == name or header.startswith(name + " "):
+            terms = COLUMNS[name]
+            if terms is not None and terms[0] in ("on-demand", "spot") and COMMITMENT.search(header[len(name):]):
+                return None
             return name
     return None
 

@@ -4,12 +4,21 @@ Two kinds of screen, in the spirit of the public price indices:
 
 - **The parse itself is wrong** (:func:`crawl_findings`, a run monitor: the provider run is
   ``suspect``): an instance price that does not divide into the per-GPU price the page prints
-  beside it (half a cent tolerance), a spot price above the on-demand price of the same offer.
+  beside it (half a cent tolerance), a spot price above the on-demand price of the same offer,
+  and a page whose prices scale with the GPU count the wrong way (:func:`unit_findings`): the
+  same GPU at two or more counts whose per-GPU prices grow with the count as instance prices do
+  (an instance price read per GPU), or whose instance prices stay the same whatever the count
+  (a per-GPU price read per instance).
 - **One reading is not yet believable** (:func:`screen`, per offer: the reading is stored but
   *held*, and the offer's last trusted reading stays current): a per-GPU price outside the
   model's plausible band (``usd_per_gpu_hour`` in the GPU catalog), or a move of 25 % or more
   from the last trusted price, until the provider's next successful run shows the same price
   again or other providers moved the same GPU by 10 % or more the same way in this run.
+- **A unit switch** (:func:`screen`): a multi-GPU offer whose price is its GPU count times, or
+  one GPU-count-th of, the last trusted price (10 % tolerance) is a per-GPU header read over
+  instance prices or the reverse until a person says otherwise: held with a reason that starts
+  "unit switch?", and neither a repeat of it by the next run nor other providers' moves release
+  it (a misread unit repeats every night; it is not a confirmation).
 """
 
 from __future__ import annotations
@@ -31,6 +40,11 @@ class GateConfig:
     move_pct: float = float(os.environ.get("PRICEWATCH_GATE_MOVE_PCT", 25))
     market_pct: float = float(os.environ.get("PRICEWATCH_GATE_MARKET_PCT", 10))
     per_gpu_tolerance: float = 0.005
+    # How close a move between runs must be to x GPU count (or / GPU count) to be a unit switch.
+    unit_tolerance: float = 0.10
+    # Within a run: how close per-GPU prices at two counts must be to "count times" / "the same
+    # instance price" (real pages: 0.79x-2.02x between counts, never near x2 at once for all).
+    unit_group_tolerance: float = 0.25
 
 
 def crawl_findings(offers: list[dict], config: GateConfig = GateConfig()) -> list[str]:
@@ -59,6 +73,57 @@ def crawl_findings(offers: list[dict], config: GateConfig = GateConfig()) -> lis
         o = inverted[0]
         findings.append(f"{len(inverted)} spot price(s) above the on-demand price of the same offer, e.g. "
                         f"{o['offer_key']} ${o['price_per_hour']}/h > ${on_demand[_twin(o)]['price_per_hour']}/h")
+    return findings + unit_findings(offers, config)
+
+
+def unit_findings(offers: list[dict], config: GateConfig = GateConfig()) -> list[str]:
+    """A run's offers read in the wrong unit, seen from the page alone (no history needed): the
+    same GPU (model or label, VRAM, form factor, billing, tier, term, region, currency) at two or
+    more GPU counts, where every count at least twice the smallest one has a per-GPU price about
+    the smallest count's times the count ratio (a per-GPU header over instance prices), or about
+    the same instance price (a per-instance header over per-GPU prices); "about": within
+    ``unit_group_tolerance`` (25 %). Real pages price a GPU about the same per GPU whatever the
+    count (the shipped captures: 0.79x-2.02x between counts); neither pattern is one a provider
+    prints on purpose. Spot and marketplace prices are bids (a real 8x spot H100 reads 13x the
+    1x per GPU) and are not read this way; their page's on-demand rows show a switch."""
+    groups: dict[tuple, dict[int, list[tuple[float, float, str]]]] = {}
+    for o in offers:
+        if not o.get("is_priced") or o.get("billing") in ("spot", "marketplace"):
+            continue
+        try:
+            count, per_hour, per_gpu = int(o["gpu_count"]), float(o["price_per_hour"]), float(o["price_per_gpu_hour"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if count < 1 or per_gpu <= 0:
+            continue
+        key = (o.get("gpu_model") or o.get("gpu_label"), o.get("vram_gb"), o.get("form_factor"), o.get("billing"),
+               o.get("tier"), o.get("reserved_term"), o.get("region"), o.get("currency") or "USD")
+        groups.setdefault(key, {}).setdefault(count, []).append((per_hour, per_gpu, o.get("offer_key", "?")))
+    near = float(np.log1p(config.unit_group_tolerance))
+    up, down = [], []
+    for by_count in (groups[k] for k in sorted(groups, key=str)):
+        base = min(by_count)
+        larger = [c for c in sorted(by_count) if c >= 2 * base]
+        if not larger:
+            continue
+        base_gpu = float(np.median([p[1] for p in by_count[base]]))
+        # log(per-GPU price at c / at the base count) against log(c / base): 0 is a page read right.
+        moves = [(c, float(np.log(np.median([p[1] for p in by_count[c]]) / base_gpu)), float(np.log(c / base)))
+                 for c in larger]
+        top = by_count[larger[-1]][0]
+        if all(abs(m - step) <= near for _, m, step in moves):
+            up.append(f"{top[2]} ${top[1]:g} per GPU, {top[1] / base_gpu:.2g}x the {base}-GPU offer's ${base_gpu:g}")
+        elif all(abs(m + step) <= near for _, m, step in moves):
+            base_hour = float(np.median([p[0] for p in by_count[base]]))
+            up_or = top[0] / base_hour
+            down.append(f"{top[2]} ${top[0]:g}/h, {up_or:.2g}x the {base}-GPU offer's ${base_hour:g}/h")
+    findings = []
+    if up:
+        findings.append(f"unit switch? {len(up)} GPU(s) whose per-GPU price grows with the GPU count as an "
+                        f"instance price does (an instance price read as per-GPU?), e.g. {up[0]}")
+    if down:
+        findings.append(f"unit switch? {len(down)} GPU(s) whose instance price stays the same at every GPU count "
+                        f"(a per-GPU price read as per-instance?), e.g. {down[0]}")
     return findings
 
 
@@ -125,7 +190,20 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | N
     trusted = np.array([f[0] for f in found], dtype=float)
     last_price = np.array([f[1] for f in found], dtype=float)
     last_held = np.array([_flag(f[2]) for f in found], dtype=bool)
-    candidates = priced & ~outside
+    counts = _floats(out["gpu_count"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # A multi-GPU offer that moved by exactly its GPU count, up or down: a unit switch.
+        ratio = price / trusted
+        tol = config.unit_tolerance
+        switched = (priced & (trusted > 0) & (counts >= 2)
+                    & ((np.abs(ratio - counts) <= tol * counts) | (np.abs(ratio * counts - 1) <= tol)))
+    for i in np.flatnonzero(switched):
+        n = int(counts[i])
+        how = f"{n}x" if ratio[i] > 1 else f"1/{n} of"
+        what = "an instance price read as per-GPU" if ratio[i] > 1 else "a per-GPU price read as per-instance"
+        held[i] = (f"unit switch? ${price[i]:g}/h is {how} the last trusted ${trusted[i]:g}/h of this {n}-GPU "
+                   f"offer ({what}?); held until a person accepts it, a repeat does not confirm it")
+    candidates = priced & ~outside & ~switched
     with np.errstate(divide="ignore", invalid="ignore"):
         # A reading the gate held last run, repeated now at the same price, is confirmed.
         confirmed = candidates & last_held & (np.abs(last_price - price) < 1e-9)
