@@ -7,7 +7,8 @@ script fetches ``/misc/server_meta`` from the backend and fills the spot cell an
 commitment term (columns ``th[data-term]``, header text "1 month"), then marks the table
 ``data-live-prices="loaded"`` (or ``"error"`` with ``data-live-error``). A spot or term cell
 reading "—" means that tier is not offered for the GPU; a term may read "Contact sales" (an
-unpriced offer, not self-service).
+unpriced offer, not self-service). A price cell reading anything else ("€4.59/hr", "$2513/mo",
+a struck-through price alone) holds that offer (spiders/base.py Parsed.hold); the other cells load.
 
 :func:`parse_rendered` reads the rendered DOM (what the browser shows once the script ran).
 The spider points on-demand offers to the page's record and spot/term offers to the
@@ -80,7 +81,7 @@ def parse_rendered(html: str, url: str) -> Parsed:
         parsed.error(f"{url}: spot and term prices were not filled in by the page's script "
                      f"(data-live-prices={state!r}: {why}); they load from {PRICE_DATA_PATH}")
 
-    unread: list[str] = []     # price cells that are not "$x.xx/hr", "Contact sales" or "—"
+    unread: list[str] = []     # vRAM and term cells that cannot be read (a price cell holds its offer)
     unfilled: list[str] = []   # script cells still empty after the script finished
     misshapen: set[int] = set()  # cell counts of rows that do not match the header
     for row in rows:
@@ -110,8 +111,9 @@ def parse_rendered(html: str, url: str) -> Parsed:
                 parsed.offer(**common, **fields, price_raw=printed)
             elif not printed:
                 unfilled.append(f"{label} {what}")
-            else:
-                unread.append(f"{label} {what} {printed!r}")
+            else:   # one cell that cannot be read: its offer is held, the other cells load
+                parsed.hold(f"{what} price cell unreadable: {printed!r} (not '$x.xx/hr', 'Contact sales' or '—')",
+                            **common, **fields, price_raw=printed)
 
         priced(cell[col[ON_DEMAND]], ON_DEMAND, billing="on-demand", tier="on-demand",
                availability=row.attrib.get("data-free"))

@@ -16,6 +16,12 @@ component (a link, a layout wrapper), not content; so is an element's type (``["
 ...]``). A reference to a chunk the document does not contain is unresolved: that copy of the
 row says nothing, and the row's other copy (mobile vs desktop) must carry the price.
 
+A copy of a row whose price cannot be read (another currency, two prices, a unit other than
+"/hr", only a struck-through price, a badge that is not the row's quantity, no price at all)
+holds that row (spiders/base.py Parsed.hold: kept unpriced with the text printed); the other
+rows load. A row whose every copy is deferred to chunks the document lacks is an incomplete
+page, a layout error.
+
 Labels print memory in parentheses ("H100 (80GB)") and some carry a configuration suffix
 ("[ALT Config]", "[Premium]", "NVLink"): the suffix goes to ``variant`` (so those offers keep
 distinct keys) and ``gpu_label`` is the GPU as printed without it, which the catalog resolves.
@@ -29,6 +35,7 @@ import re
 from spiders.base import (
     STRICT_JSON,
     STRUCK_CLASSES,
+    STRUCK_ONLY,
     Parsed,
     PriceSpider,
     no_duplicate_keys,
@@ -188,6 +195,28 @@ def read_copy(texts: list[str]) -> dict:
             "foreign": foreign}
 
 
+def _unreadable(copy: dict) -> tuple[str | None, str | None]:
+    """(why, the text printed) when one copy of a row has a price that cannot be read: a quantity
+    badge that is not the row's, a price in another currency, two prices, a unit that is not
+    "/hr", only a struck-through price, or neither a price nor "Request"; (None, None) else."""
+    if copy["badge"] is not None and copy["badge"] != copy.get("count", copy["badge"]):
+        return f"quantity badge ×{copy['badge']} differs from the row key's {copy['count']}", \
+            (copy["prices"] or [None])[0]
+    if copy["foreign"]:
+        return f"price in another currency ({copy['foreign'][0]!r}), the page was USD '$'", copy["foreign"][0]
+    if len(set(copy["prices"])) > 1:
+        return f"several prices in one row ({', '.join(copy['prices'][:3])})", " ".join(copy["prices"])
+    if copy["prices"] and copy["units"][0] != UNIT:
+        return f"price unit {copy['units'][0]!r}, not {UNIT!r}", copy["prices"][0] + copy["units"][0]
+    if not copy["prices"] and not copy["unpriced"]:
+        if copy["struck"]:
+            return (f"only a struck-through price ({copy['struck'][0]!r}), no current one",
+                    STRUCK_ONLY + copy["struck"][0])
+        if not copy["unresolved"]:
+            return "no price ('$$<amount>' + '/hr') and no 'Request'", None
+    return None, None
+
+
 def parse_pricing(text: str, url: str) -> Parsed:
     """Offers of the pricing page (``vm.massedcompute.com/pricing``) from its flight data."""
     parsed = Parsed()
@@ -214,64 +243,47 @@ def parse_pricing(text: str, url: str) -> Parsed:
         texts = list(reader.texts(props, unresolved))
         for cid in sorted(set(reader.duplicated) - before):
             problems.setdefault(f"flight line {cid} names a key twice ({reader.duplicated[cid]})", []).append(row)
-        rows.setdefault((m["label"], int(m["count"]), m["index"]), []).append((row, read_copy(texts), unresolved))
+        copy = {**read_copy(texts), "count": int(m["count"]), "unresolved": unresolved}
+        rows.setdefault((m["label"], int(m["count"]), m["index"]), []).append((row, copy, unresolved))
     if not rows:
         parsed.error(f"{url}: flight data has no offer rows keyed '<GPU>-x <count>-<n>'")
         return parsed
 
     for (printed, count, index), copies in rows.items():
         label, variant, vram = split_label(printed)
-        readings, flagged = [], False  # flagged: a copy of this row had a layout problem
+        readings, held = [], None  # held: (why, text printed) of a copy whose price cannot be read
         for row, copy, unresolved in copies:
-            if copy["badge"] is not None and copy["badge"] != count:
-                problem = f"quantity badge ×{copy['badge']} differs from the row key's {count}"
-                problems.setdefault(problem, []).append(row)
-                flagged = True
-                continue
-            if copy["foreign"]:
-                problems.setdefault(f"price in another currency ({copy['foreign'][0]!r}), the page was USD '$'",
-                                    []).append(row)
-                flagged = True
-                continue
-            if len(set(copy["prices"])) > 1:
-                problems.setdefault("several prices in one row", []).append(row)
-                flagged = True
+            why, text = _unreadable(copy)
+            if why:
+                held = held or (why, text)
                 continue
             if copy["prices"]:
-                unit = copy["units"][0]
-                if unit != UNIT:
-                    problems.setdefault(f"price unit {unit!r}, not {UNIT!r}", []).append(row)
-                    flagged = True
-                    continue
                 readings.append((copy["prices"][0], True))
             elif copy["unpriced"]:
                 readings.append((copy["unpriced"], False))
-            elif copy["struck"]:
-                problems.setdefault(f"only a struck-through price ({copy['struck'][0]!r}), no current one",
-                                    []).append(row)
-                flagged = True
-                continue
-            elif not unresolved:
-                problems.setdefault("no price ('$$<amount>' + '/hr') and no 'Request'", []).append(row)
-                flagged = True
-                continue
             # else: this copy's cells are in chunks the document does not hold; the other copy speaks.
+        offer = dict(gpu_label=label, gpu_count=count, billing="on-demand", tier="on-demand",
+                     currency="USD", price_unit="instance_hour")
+        if variant:
+            offer["variant"] = variant
+        if vram:
+            offer["vram_gb"] = vram
+        if held:
+            # One copy of the row cannot be read: the row is held (whatever its other copy says),
+            # the other rows load.
+            parsed.hold(held[0], **offer, price_raw=held[1])
+            continue
         if not readings:
-            if not flagged:  # every copy is deferred to chunks that are not in the document
-                missing = sorted({r for _, _, unresolved in copies for r in unresolved})
-                problems.setdefault("price only in RSC chunks the page does not contain", []).append(
-                    f"{printed}-x {count}-{index} ({', '.join(missing[:4])})")
+            # every copy is deferred to chunks that are not in the document: an incomplete page
+            missing = sorted({r for _, _, unresolved in copies for r in unresolved})
+            problems.setdefault("price only in RSC chunks the page does not contain", []).append(
+                f"{printed}-x {count}-{index} ({', '.join(missing[:4])})")
             continue
         for price_raw, priced in readings:
-            offer = dict(gpu_label=label, gpu_count=count, billing="on-demand", tier="on-demand",
-                         currency="USD", price_raw=price_raw, price_unit="instance_hour")
-            if variant:
-                offer["variant"] = variant
-            if vram:
-                offer["vram_gb"] = vram
+            fields = dict(offer, price_raw=price_raw)
             if not priced:
-                offer["self_service"] = False  # "Request" + a Contact button, no Deploy
-            parsed.offer(**offer)
+                fields["self_service"] = False  # "Request" + a Contact button, no Deploy
+            parsed.offer(**fields)
     for problem, keys in problems.items():  # the problem first: a long message is cut at its end
         more = f" (+{len(keys) - 1} more)" if len(keys) > 1 else ""
         parsed.error(f"{problem}: row {keys[0]!r}{more}")

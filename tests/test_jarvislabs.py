@@ -206,13 +206,21 @@ def test_unit_statement_change_fails():
     assert result.items == []
 
 
-def test_price_cells_in_another_unit_are_one_error():
+def test_price_cells_in_another_unit_hold_their_offers():
+    # Issue 20 item 2: each unreadable cell holds its own offer (kept unpriced with the text
+    # printed), the provider is suspect, every other cell loads.
     html = RENDERED.replace("$3.49/hr", "$2513/mo").replace("$1.34/hr", "€1.34/hr")
     parsed, result = run(html)
-    assert parsed.errors == [f"{PAGE}: 2 cell(s) not read as '$x.xx/hr', 'Contact sales' or '—': "
-                             "H100 SXM On-demand '$2513/mo', A100 80GB 1 month '€1.34/hr'"]
-    assert judge.judge_crawl(result).status == "failed"
-    assert not [i for i in result.items if i["sku"] == "H100" and i["billing"] == "on-demand"]
+    assert parsed.layout_errors == []
+    h100_held, a100_held = parsed.held
+    assert "1x H100 SXM 80 GB on-demand" in h100_held and "On-demand price cell unreadable: '$2513/mo'" in h100_held
+    assert "1x A100 80GB" in a100_held and "1 month price cell unreadable: '€1.34/hr'" in a100_held
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and "2 of" in outcome.error and "row(s) held" in outcome.error
+    [h100] = [i for i in result.items if i["sku"] == "H100" and i["billing"] == "on-demand"]
+    assert (h100["is_priced"], h100["price_raw"]) == (False, "$2513/mo")
+    assert sum(not i["is_priced"] for i in result.items) == 2 + sum(
+        i["price_raw"] == "Contact sales" for i in result.items)
 
 
 def test_a_term_header_that_is_not_a_term_fails():

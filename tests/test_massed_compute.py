@@ -232,10 +232,15 @@ def test_deferred_price_chunk_missing_from_both_copies_fails_naming_the_referenc
     assert "$L2f" in outcome.error
 
 
-def test_quantity_badge_disagreeing_with_the_key_fails():
+def test_quantity_badge_disagreeing_with_the_key_holds_that_row():
+    # Issue 20 item 2: one row whose badge and key disagree is held (never priced), the provider
+    # is suspect, the other rows load.
     body = BODY.replace('B300 SXM6-x 8-0\\",{', 'B300 SXM6-x 4-0\\",{', 1)
-    outcome = judged(body)
-    assert outcome.status == "failed" and "badge ×8 differs from the row key's 4" in outcome.error
+    result = run(body)
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and "badge ×8 differs from the row key's 4" in outcome.error
+    [held] = [i for i in result.items if not i["is_priced"] and i["gpu_count"] == 4]
+    assert held["gpu_label"] == "B300 SXM6" and held["price_raw"] == "$52.80"
 
 
 # -- The one replay through the engine -------------------------------------------------------------
