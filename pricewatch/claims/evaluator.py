@@ -11,6 +11,8 @@ from pricewatch.claims import kinds as K
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import as_number, quantize
 from pricewatch.claims.page_kinds import PageKinds
+from pricewatch.claims.placeholders import placeholder_text, what_it_is
+from pricewatch.claims.placeholders import reading as placeholder_reading
 from pricewatch.claims.queries import query
 from pricewatch.claims.result import Outcome, _input, ts, usd
 from pricewatch.claims.snapshot import Interest, Snapshot, dec
@@ -43,6 +45,7 @@ class Evaluator(PageKinds):
         self.snap = snap
         self.claims = rules.claims
         self._done: dict[str, Outcome] = {}
+        self._picks: dict[str, tuple[str, str]] | None = None
         # Sources whose last good data is older than the staleness limit at this snapshot.
         self.stale = {p: (at, age, limit) for p, at, age, limit in
                       snap.con.execute(query("stale_sources"), [snap.at]).fetchall()}
@@ -114,11 +117,39 @@ class Evaluator(PageKinds):
             seen = f"gone since {ts(since)}" if since else "never listed"
             return None, Outcome(unverifiable=f"{what}: {seen}", since=since,
                                  inputs=[_input(name, role, provider, status="missing", used=False, offer_key=offer_key)])
+        if role == "cited":
+            placeholder = self._placeholder(provider, offer_key, offer, name, role, "cited offer")
+            if placeholder:
+                return None, placeholder
         if not offer["is_priced"]:
             since = self.snap.unpriced_since(provider, offer_key)
             return None, Outcome(unverifiable=f"{what}: no price ({offer['price_text']!r}) since {ts(since)}",
                                  since=since, inputs=[_input(name, role, provider, offer, status="unpriced", used=False)])
         return offer, Outcome(inputs=[_input(name, role, provider, offer)])
+
+    def _placeholder(self, provider: str, offer_key: str, offer: dict | None, name: str, role: str,
+                     which: str) -> Outcome | None:
+        """Unverifiable when a cited offer (or a "cheapest" claim's current pick) reads as a
+        placeholder: the text it printed where its price stood, and since when
+        (pricewatch/claims/placeholders.py)."""
+        text = placeholder_text(offer)
+        if text is None:
+            return None
+        row = placeholder_reading(offer)
+        since = self.snap.unpriced_since(provider, offer_key) or row.get("observed_at")
+        held = " (held by the quality gate)" if offer.get("held_row") is not None else ""
+        reason = (f"{which} {provider} {offer_key!r} reads {text!r} since {ts(since)}{held}: {what_it_is(text)} "
+                  "where a price stood, unverifiable until a price reads again")
+        return Outcome(unverifiable=reason, since=since,
+                       inputs=[_input(name, role, provider, {**row, "price_per_hour": None, "price_per_gpu_hour": None},
+                                      status="unpriced", used=False)])
+
+    def _previous_pick(self, claim_id: str) -> tuple[str, str] | None:
+        """The offer a "cheapest" claim picked in the latest evaluation before this snapshot."""
+        if self._picks is None:
+            self._picks = {c: (p, k) for c, p, k in self.snap.con.execute(
+                query("previous_picks"), [self.snap.at, self.snap.run_id]).fetchall()}
+        return self._picks.get(claim_id)
 
     def _own(self, page: R.Page, gpu: str) -> tuple[dict | None, Outcome]:
         """The page's own price for a GPU it names: the cheapest per GPU-hour of its price list."""
@@ -188,6 +219,28 @@ class Evaluator(PageKinds):
             for i in cited_out.inputs:
                 i["used"] = pick is not None and cited_offer is not None and pick is cited_offer
             out.inputs += cited_out.inputs
+        # A cited offer, or the offer the claim picked last time, that now reads as a placeholder
+        # keeps the claim unverifiable: the pick never moves to the next provider on a "$0.00".
+        blocked = cited_out if cited_offer is None and any(i["input_status"] == "unpriced"
+                                                           for i in cited_out.inputs) else None
+        previous = self._previous_pick(claim.id)
+        if blocked is None and previous and previous != cited and previous[0] not in c.exclude_providers:
+            state = self.snap.state(previous[0])
+            if state and not state.failing_since and previous[0] not in self.stale:
+                self._reads(previous[0], previous[1], (c.gpu, c.count, c.billing))
+                blocked = self._placeholder(previous[0], previous[1], state.offers.get(previous[1]), "cheapest pick",
+                                            "cheapest", "the current pick")
+        published = claim.published if isinstance(claim.published, Decimal) else None
+        proven = pick is not None and published is not None and dec(pick[price]) < published
+        if blocked is not None and not proven:
+            if blocked is not cited_out:
+                out.inputs += blocked.inputs
+            what = f"{c.count}× {c.gpu} {c.billing}" + (" self-service" if c.self_service else "")
+            out.unverifiable, out.since = blocked.unverifiable, blocked.since
+            out.note = (f"not re-picked: the cheapest other {what} offer is "
+                        f"{self.rules.provider_name(pick['provider'])} {pick['offer_key']!r} at {usd(pick[price])}"
+                        if pick is not None else None)
+            return out
         if pick is not None:
             out.inputs.append(_input("cheapest pick", "cheapest", pick["provider"], pick))
         failing = sorted(s.provider for s in self.snap.providers.values()
@@ -209,7 +262,6 @@ class Evaluator(PageKinds):
         out.pick = self.rules.provider_name(pick["provider"])
         cited_provider_down = cited and cited_out.unverifiable and cited_offer is None and any(
             i["input_status"] in ("failed", "never_seen") for i in cited_out.inputs)
-        published = claim.published if isinstance(claim.published, Decimal) else None
         if cited_provider_down and not (published is not None and out.value < published):
             # The cited provider cannot be read: only a competitor below the published price proves a drift.
             out.unverifiable, out.since = cited_out.unverifiable, cited_out.since

@@ -124,17 +124,31 @@ class Snapshot:
                 held.append(offer)
             state.offers[offer["offer_key"]] = offer
         if held:
+            # An editor's decision on a held reading (offer_decisions): accepted, the reading is
+            # the offer's price; rejected or undecided, it stays held.
+            decided = _decisions(con, held)
+            for offer in held:
+                d = decided.get((offer["provider"], offer["offer_key"], offer["run_id"]))
+                if d and d[0] == "accept":
+                    offer["decision"] = f"accepted by {d[1]} at {d[2].astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC"
+            held = [o for o in held if "decision" not in o]
+        if held:
             # The quality gate holds these readings: the last trusted one of each stays current
-            # (in the held reading's place), read for all of them at once.
+            # (in the held reading's place), read for all of them at once. A held reading
+            # without a price (a cell that could not be read) keeps its text: a cited offer
+            # that reads so is a placeholder (pricewatch/claims/placeholders.py).
             trusted = trusted_readings(con, [(o["provider"], o["offer_key"], o["run_id"]) for o in held])
             for offer in held:
                 offers = self.providers[offer["provider"]].offers
                 _, before = trusted[(offer["provider"], offer["offer_key"], offer["run_id"])]
-                if before is None:
+                unpriced = {} if offer["is_priced"] else {"held_text": offer["price_text"] or "", "held_row": offer}
+                if before is None and not unpriced:
                     del offers[offer["offer_key"]]
+                elif before is None:
+                    offers[offer["offer_key"]] = {**offer, **unpriced, "held_reading": offer["held_reason"]}
                 else:
                     offers[offer["offer_key"]] = {**{c: before[c] for c in OFFER_COLUMNS},
-                                                  "held_reading": offer["held_reason"]}
+                                                  "held_reading": offer["held_reason"], **unpriced}
         for provider, rid, fact, num, text, observed, url, warc, rec in con.execute(
                 query_sql("snapshot_facts"), [providers, run_ids]).fetchall():
             self.providers[provider].facts[fact] = {
@@ -193,6 +207,16 @@ class Snapshot:
                 continue
             since = None if priced[rid] else (since or observed)
         return since
+
+
+def _decisions(con, held: list[dict]) -> dict[tuple[str, str, str], tuple]:
+    """{(provider, offer_key, run_id): (decision, decided_by, decided_at)} of the held readings an
+    editor decided (sql/snapshot_decisions.sql); none in a warehouse without offer_decisions."""
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'offer_decisions'").fetchone()[0]:
+        return {}
+    cols = ("provider", "offer_key", "run_id", "price_per_hour", "observed_at")
+    params = [[o[c] for o in held] for c in cols]
+    return {(p, k, r): (d, by, at) for p, k, r, d, by, at in con.execute(query_sql("snapshot_decisions"), params).fetchall()}
 
 
 def dec(value) -> Decimal | None:
