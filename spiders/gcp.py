@@ -66,7 +66,7 @@ GPUS = re.compile(r"GPUs:\s*(\d+(?:/\d+)?)")
 # Words that make a header a commitment's, never the on-demand or spot price: a header that
 # starts like "Price (USD)" but goes on about a term ("Price (USD) 1 year commitment") is not
 # the on-demand column (a commitment's price read as on-demand is a false cheapest price).
-COMMITMENT = re.compile(r"\b(commit\w*|CUDs?|reserv\w*|savings|upfront|\d+\s*-?\s*(?:year|yr|month)s?)\b", re.I)
+COMMITMENT = re.compile(r"\b(commit\w*|CUDs?|reserv\w*|savings|upfront|\d+\s*-?\s*(?:year|yr|month)s?)\b", re.IGNORECASE)
 
 
 def _column(header: str) -> str | None:
