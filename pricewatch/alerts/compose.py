@@ -124,8 +124,22 @@ def _move(e: dict, cfg: AlertConfig) -> dict:
             "claim_ids": sorted({c["claim_id"] for c in d.get("claims") or []})}
 
 
+def _held(e: dict, cfg: AlertConfig) -> dict:
+    """A held reading of a cited offer, as the digest tells it: "held: needs a look" (pricewatch/alerts/held.py)."""
+    d = e["details"]
+    return {"alert_id": e["alert_id"], "provider": d["provider"], "provider_name": provider_name(d["provider"]),
+            "offer_key": d["offer_key"], "held": d.get("held_price_per_hour"), "price_text": d.get("price_text"),
+            "trusted": d.get("trusted_price_per_hour"), "reason": d.get("held_reason"), "seen_at": d.get("observed_at"),
+            "nights": d.get("nights"), "escalated": bool(d.get("escalated")),
+            "evidence_url": evidence_url(cfg, d.get("warc_file"), d.get("warc_record_id")),
+            "evidence_command": d.get("evidence_command"), "accept_command": d.get("accept_command"),
+            "reject_command": d.get("reject_command"),
+            "claim_ids": sorted({c["claim_id"] for c in d.get("claims") or []})}
+
+
 def _page_digest(con, run: _Run, cfg: AlertConfig, page_id: str, evs: list[dict]) -> dict:
     moves = [_move(e, cfg) for e in evs if e["kind"] in PRICE_KINDS]
+    held = [_held(e, cfg) for e in evs if e["kind"] == "held_reading"]
     status_before = {}
     claim_ids = set()
     for e in evs:
@@ -154,10 +168,10 @@ def _page_digest(con, run: _Run, cfg: AlertConfig, page_id: str, evs: list[dict]
                        "reason": s["reason"], "moved": [m["alert_id"] for m in mine],
                        "evidence_command": evidence_command(s["claim_id"])})
     directions = {c["direction"] for c in claims} | {m["direction"] for m in moves}
-    notify_type = ("warning" if directions & {NOW_FALSE, UNCHECKABLE, "gone"} else
+    notify_type = ("warning" if directions & {NOW_FALSE, UNCHECKABLE, "gone"} or held else
                    "success" if claims and directions <= {TRUE_AGAIN, "cheaper", "dearer", "priced again"}
                    and TRUE_AGAIN in directions else "info")
-    return {"page": page_info(page_id), "claims": claims, "moves": moves, "unchanged_claims": same,
+    return {"page": page_info(page_id), "claims": claims, "moves": moves, "held": held, "unchanged_claims": same,
             "now_false": sum(c["direction"] == NOW_FALSE for c in claims),
             "true_again": sum(c["direction"] == TRUE_AGAIN for c in claims), "notify_type": notify_type}
 

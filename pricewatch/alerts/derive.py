@@ -15,6 +15,7 @@ import duckdb
 
 from pricewatch.alerts.claims import _claim_status
 from pricewatch.alerts.compose import compose_messages
+from pricewatch.alerts.held import _held_readings
 from pricewatch.alerts.model import _Run
 from pricewatch.alerts.mutes import apply_mutes, list_mutes
 from pricewatch.alerts.observe import _moves, _resolve_suspects, prefetch
@@ -46,7 +47,7 @@ def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | 
     _screen_first_seen(con, run, moves, cfg)
     alerts = (_price_alerts(con, run, moves, cfg) + _disappeared(con, run) + _undercut(con, run, moves, cfg)
               + _claim_status(con, run, moves, cfg) + _source_health(con, run, cfg) + _new_labels(con, run)
-              + _rule_changes(con, run))
+              + _rule_changes(con, run) + _held_readings(con, run))
     apply_mutes(alerts, list_mutes(con, run.observed_at))
     if newer:
         for a in alerts:

@@ -81,6 +81,63 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, tri
     todo = [c for c in rules.claims.values() if c.id not in done]
     if not todo:
         return 0, None
+    rows, inputs = _rows(con, run_id, rules, todo, trigger)
+    _insert(con, rows, inputs)
+    return len(todo), (None if stored else sorted(rows, key=lambda r: r["claim_id"]))
+
+
+def reevaluate_decided(con: duckdb.DuckDBPyConnection, rules: R.RuleSet | None = None) -> dict | None:
+    """After an editor's decision on a held reading (offer_decisions, `pricewatch offers
+    accept|reject`): the latest evaluated snapshot evaluated again under the current rules, and
+    the evaluation of each claim whose status, text, reason or inputs the decision changed
+    replaced by the new one (same run, rules version and trigger; a later evaluated_at). Returns
+    None when nothing was evaluated yet, else {run_id, evaluated, changed: [{claim_id, page,
+    old_status, new_status, old_text, new_text, old_reason, new_reason}]}."""
+    from warehouse.migrate import ensure_migrated
+
+    ensure_migrated(con)
+    rules = rules or R.cached_rules()
+    row = con.execute(query("latest_evaluated_run"), [""]).fetchone()
+    if row is None:
+        return None
+    run_id = row[0]
+    cur = con.execute("SELECT * FROM claim_evaluations WHERE run_id = ? AND rules_version = ?", [run_id, rules.version])
+    cols = [d[0] for d in cur.description]
+    stored = {r["claim_id"]: r for r in (dict(zip(cols, v)) for v in cur.fetchall())}
+    ins = con.execute("SELECT claim_id, input_name, provider, offer_key, offer_run_id, input_status, used, price_per_hour "
+                      "FROM claim_inputs WHERE run_id = ? AND rules_version = ?", [run_id, rules.version]).fetchall()
+    stored_inputs: dict[str, set] = {}
+    for cid, *rest in ins:
+        stored_inputs.setdefault(cid, set()).add((rest[0], rest[1], rest[2], rest[3], rest[4], bool(rest[5]),
+                                                  _num(rest[6])))
+    todo = [c for c in rules.claims.values()]
+    rows, inputs = _rows(con, run_id, rules, todo, "run")
+    by_claim: dict[str, list] = {}
+    for i in inputs:
+        by_claim.setdefault(i["claim_id"], []).append(i)
+    changed, keep_rows, keep_inputs = [], [], []
+    for r in rows:
+        old = stored.get(r["claim_id"])
+        new_inputs = {(i["input_name"], i["provider"], i["offer_key"], i["offer_run_id"], i["input_status"],
+                       bool(i["used"]), _num(i["price_per_hour"])) for i in by_claim.get(r["claim_id"], [])}
+        same = old is not None and (old["status"], old["current_text"], old["reason"]) == \
+            (r["status"], r["current_text"], r["reason"]) and stored_inputs.get(r["claim_id"], set()) == new_inputs
+        if same:
+            continue
+        r["trigger"] = old["trigger"] if old else r["trigger"]
+        keep_rows.append(r)
+        keep_inputs += by_claim.get(r["claim_id"], [])
+        changed.append({"claim_id": r["claim_id"], "page": r["page"],
+                        "old_status": old and old["status"], "new_status": r["status"],
+                        "old_text": old and old["current_text"], "new_text": r["current_text"],
+                        "old_reason": old and old["reason"], "new_reason": r["reason"]})
+    if keep_rows:
+        _insert(con, keep_rows, keep_inputs, replace=(run_id, rules.version, [r["claim_id"] for r in keep_rows]))
+    return {"run_id": run_id, "evaluated": len(rows), "changed": sorted(changed, key=lambda c: c["claim_id"])}
+
+
+def _rows(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, todo: list, trigger: str) -> tuple[list, list]:
+    """The evaluation rows and input rows of the claims ``todo`` as of run_id's snapshot."""
     snap = Snapshot(con, run_id, interest(rules))
     ev = Evaluator(rules, snap)
     now = datetime.now(timezone.utc)
@@ -108,8 +165,7 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSet, tri
                 continue
             seen.add(i["input_name"])
             inputs.append({"run_id": run_id, "claim_id": claim.id, **i, "rules_version": rules.version})
-    _insert(con, rows, inputs)
-    return len(todo), (None if stored else sorted(rows, key=lambda r: r["claim_id"]))
+    return rows, inputs
 
 
 def claims_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
@@ -157,12 +213,18 @@ def _frame(rows: list[dict], columns: list[str], numeric: tuple[str, ...]) -> pd
     return df
 
 
-def _insert(con: duckdb.DuckDBPyConnection, rows: list[dict], inputs: list[dict]) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, rows: list[dict], inputs: list[dict], replace: tuple | None = None) -> None:
+    """Stores the rows in one transaction; ``replace`` (run_id, rules_version, claim ids): their
+    stored evaluations and inputs are deleted first, in the same transaction."""
     ev = _frame(rows, EVAL_COLUMNS, ("published_value", "current_value", "difference"))
     ins = _frame(inputs, INPUT_COLUMNS, ("price_per_hour", "price_per_gpu_hour", "value_num"))
     ins["gpu_count"] = ins["gpu_count"].astype("Int64")
     con.execute("BEGIN")
     try:
+        if replace:
+            for table in ("claim_inputs", "claim_evaluations"):
+                con.execute(f"DELETE FROM {table} WHERE run_id = ? AND rules_version = ? AND list_contains(?, claim_id)",
+                            list(replace))
         insert_frame(con, "claim_evaluations", ev, EVAL_COLUMNS)
         insert_frame(con, "claim_inputs", ins, INPUT_COLUMNS)
         con.execute("COMMIT")

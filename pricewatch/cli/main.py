@@ -140,6 +140,8 @@ _register_explore(app)
 from pricewatch.cli.evidence import register as _register_evidence  # noqa: E402
 
 _register_evidence(app)
+from pricewatch.cli.offers import register as _register_offers  # noqa: E402  (held readings: accept / reject)
+_register_offers(app)
 
 
 if __name__ == "__main__":
