@@ -8,8 +8,10 @@ reaches the pages and a real typo never reaches a person. So:
 
 - the first night a cited offer (an input of a claim of this run or of the previous
   evaluation, or a held offer that would undercut a "cheapest" claim's pick) reads a held
-  reading, the page digest carries it as "held: needs a look", with its evidence and the
-  `pricewatch offers accept|reject` commands;
+  reading that only a person can release (outside the band, a unit switch, an unreadable cell),
+  the page digest carries it as "held: needs a look", with its evidence and the
+  `pricewatch offers accept|reject` commands; a move the gate holds until the provider's next
+  run confirms it is left to that run (SELF_RELEASING), and told only if the repeat still holds it;
 - when the provider's next successful run repeats the same held reading, it is told once more,
   escalated (fingerprint: the first run of the streak: told once, not every night);
 - a decision (offer_decisions, pricewatch/claims/decisions.py) or the gate's own release
@@ -29,6 +31,13 @@ from pricewatch.claims.decisions import decision_in_force
 
 #: How many of a provider's earlier successful runs are read to count a held streak.
 STREAK_RUNS = 30
+
+#: The quality gate's words for a hold its own next run decides (a move of 25 % or more, a
+#: never-trusted offer below a cited price: the same price again confirms it, another one refutes
+#: it; pricewatch/collect/gate.py). Such a hold needs no person on its first night: it is told
+#: only if a repeat leaves it held. Every other hold (outside the plausible band, a unit switch, a
+#: cell that could not be read) waits for a person, and is told at once.
+SELF_RELEASING = "until the provider's next run confirms it"
 
 
 def offer_command(decision: str, provider: str, offer_key: str, run_id: str) -> str:
@@ -100,6 +109,8 @@ def _held_readings(con, run: _Run) -> list[Alert]:
         escalated = nights >= 2
         if nights > 2:
             continue   # told when first held and once more when repeated: not every night
+        if nights == 1 and SELF_RELEASING in (h["held_reason"] or ""):
+            continue   # the provider's next run decides it (pricewatch/alerts/observe.py tells the outcome)
         claims = _claims_of(run, h)
         _, before, _ = _observations(con, run, provider, offer_key)
         shown = f"${_money(h['price_per_hour'])}/h" if h["price_per_hour"] is not None else repr(h["price_text"])
