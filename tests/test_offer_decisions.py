@@ -157,7 +157,7 @@ def test_accept_releases_the_held_reading_into_the_prices_and_the_claims(nights,
         latest = con.execute("SELECT price_per_hour, held_reading_reason FROM latest_offers WHERE provider = ? "
                              "AND offer_key = ?", list(THUNDER)).fetchall()
         assert latest == [(Decimal("10.9"), None)]
-        assert con.execute("SELECT decision, decided_by FROM held_offers WHERE offer_key = ?",
+        assert con.execute("SELECT decision, decided_by FROM held_offer_decisions WHERE offer_key = ?",
                            [THUNDER[1]]).fetchone() == ("accept", "editor-ann")
         status = _status(con, None)
         assert status[:2] == ("drifted", Decimal("10.9"))

@@ -136,7 +136,7 @@ def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_mig
     # and the replay followed by the repeatables (what an upgrade does) is the new warehouse, whole
     migrate.migrate(old)
     assert catalog(old) == catalog(con)
-    assert len(b["views"]) == 15 and len(b["macros"]) == 7 and len(b["tables"]) == 29
+    assert len(b["views"]) == 16 and len(b["macros"]) == 7 and len(b["tables"]) == 29
     old.close()
 
 

@@ -27,13 +27,16 @@ def offers(
     db: Optional[Path] = DbOption,
     provider: Optional[str] = typer.Option(None, "--provider", help="only this provider"),
 ):
-    """The readings the quality gate holds now (held_offers), with the decision on each."""
+    """The readings the quality gate holds now (held_offers), with the decision on each (held_offer_decisions)."""
     if ctx.invoked_subcommand is not None:
         return
     con = open_read_only(db)
     try:
-        rows = con.execute("SELECT provider, offer_key, run_id, price_per_hour, price_text, held_reason, decision, "
-                           "decided_by FROM held_offers WHERE ? IS NULL OR provider = ? ORDER BY provider, offer_key",
+        rows = con.execute("SELECT h.provider, h.offer_key, h.run_id, h.price_per_hour, o.price_text, h.held_reason, "
+                           "d.decision, d.decided_by FROM held_offers h "
+                           "JOIN offers o USING (provider, offer_key, run_id) "
+                           "LEFT JOIN held_offer_decisions d USING (provider, offer_key, run_id) "
+                           "WHERE ? IS NULL OR h.provider = ? ORDER BY h.provider, h.offer_key",
                            [provider, provider]).fetchall()
     finally:
         con.close()

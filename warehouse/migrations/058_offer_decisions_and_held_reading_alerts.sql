@@ -47,31 +47,26 @@ CREATE TABLE alerts_v4 (
 INSERT INTO alerts_v4 BY NAME SELECT * FROM alerts;
 DROP TABLE alerts;
 ALTER TABLE alerts_v4 RENAME TO alerts;
--- The two views that read offer_decisions, as warehouse/views/held_offers.sql and latest_offers.sql
+-- The views that read offer_decisions, as warehouse/views/held_offer_decisions.sql and latest_offers.sql
 -- state them (the repeatables apply those files afterwards).
-CREATE OR REPLACE VIEW held_offers AS
-SELECT c.provider, c.offer_key, c.gpu_model, c.gpu_count, c.billing, c.tier, c.price_per_hour, c.price_per_gpu_hour,
-       c.held_reason, c.observed_at, c.run_id, c.source_url, c.warc_file, c.warc_record_id, c.price_text,
-       d.decision, d.decided_by, d.decided_at, d.run_id AS decided_run_id
-FROM current_offers c
-LEFT JOIN (SELECT c2.provider, c2.offer_key, arg_max(d2.decision, d2.decided_at) AS decision,
-                  arg_max(d2.decided_by, d2.decided_at) AS decided_by, max(d2.decided_at) AS decided_at,
-                  arg_max(d2.run_id, d2.decided_at) AS run_id
-           FROM current_offers c2 JOIN offer_decisions d2 USING (provider, offer_key)
-           WHERE c2.held_reason IS NOT NULL AND d2.observed_at <= c2.observed_at
-             AND d2.price_per_hour IS NOT DISTINCT FROM c2.price_per_hour
-           GROUP BY c2.provider, c2.offer_key) d USING (provider, offer_key)
-WHERE c.held_reason IS NOT NULL;
+CREATE OR REPLACE VIEW held_offer_decisions AS
+SELECT c.provider, c.offer_key, c.run_id, arg_max(d.decision, d.decided_at) AS decision,
+       arg_max(d.decided_by, d.decided_at) AS decided_by, max(d.decided_at) AS decided_at,
+       arg_max(d.run_id, d.decided_at) AS decided_run_id
+FROM current_offers c JOIN offer_decisions d USING (provider, offer_key)
+WHERE c.held_reason IS NOT NULL AND d.observed_at <= c.observed_at
+  AND d.price_per_hour IS NOT DISTINCT FROM c.price_per_hour
+GROUP BY c.provider, c.offer_key, c.run_id;
 CREATE OR REPLACE VIEW latest_offers AS
 SELECT *, NULL::VARCHAR AS held_reading_reason FROM current_offers c
 WHERE held_reason IS NULL
-   OR EXISTS (SELECT 1 FROM held_offers a
+   OR EXISTS (SELECT 1 FROM held_offer_decisions a
               WHERE a.provider = c.provider AND a.offer_key = c.offer_key AND a.decision = 'accept')
 UNION ALL BY NAME
 SELECT t.*, h.held_reason AS held_reading_reason
 FROM trusted_offers t JOIN current_offers h USING (provider, offer_key)
 WHERE h.held_reason IS NOT NULL AND t.observed_at < h.observed_at
-  AND NOT EXISTS (SELECT 1 FROM held_offers a
+  AND NOT EXISTS (SELECT 1 FROM held_offer_decisions a
                   WHERE a.provider = h.provider AND a.offer_key = h.offer_key AND a.decision = 'accept');
 -- Their comments, as warehouse/tables/schema.yaml and the views' YAML write them (a rebuilt table
 -- and a restated view have none until then).
@@ -104,26 +99,14 @@ COMMENT ON COLUMN alerts.delivered_at IS 'when it was delivered (every target ac
 COMMENT ON COLUMN alerts.attempts IS 'delivery attempts';
 COMMENT ON COLUMN alerts.last_error IS 'the last delivery error (redacted: no alert URL secret)';
 COMMENT ON COLUMN alerts.message_id IS 'the alert_messages row that carries this event (NULL until composed; muted and suppressed events may have none)';
-COMMENT ON VIEW held_offers IS 'Readings of each provider''s latest successful run that the quality gate holds, and why, with the editor''s decision on each (pricewatch offers accept|reject) when there is one.';
-COMMENT ON COLUMN held_offers.provider IS 'provider (spider name)';
-COMMENT ON COLUMN held_offers.offer_key IS 'the offer''s key within its provider (GPU count, provider id or label, VRAM printed, billing/tier, term, region, variant)';
-COMMENT ON COLUMN held_offers.gpu_model IS 'canonical GPU model (gpu_catalog); NULL = label unknown to the catalog';
-COMMENT ON COLUMN held_offers.gpu_count IS 'GPUs per instance';
-COMMENT ON COLUMN held_offers.billing IS 'on-demand | spot | reserved | marketplace';
-COMMENT ON COLUMN held_offers.tier IS 'the provider''s own tier (prototyping, production, secure, community, ...)';
-COMMENT ON COLUMN held_offers.price_per_hour IS 'price per instance-hour (NULL when unpriced)';
-COMMENT ON COLUMN held_offers.price_per_gpu_hour IS 'price per GPU-hour';
-COMMENT ON COLUMN held_offers.held_reason IS 'why the quality gate holds this reading (NULL: trusted)';
-COMMENT ON COLUMN held_offers.observed_at IS 'when the prices were seen (UTC); for a replay the capture time or --as-of';
-COMMENT ON COLUMN held_offers.run_id IS 'the run (runs.run_id)';
-COMMENT ON COLUMN held_offers.source_url IS 'the page or API the value was read from';
-COMMENT ON COLUMN held_offers.warc_file IS 'the WARC file holding the archived response';
-COMMENT ON COLUMN held_offers.warc_record_id IS 'WARC-Record-ID of the archived response';
-COMMENT ON COLUMN held_offers.price_text IS 'the raw text of an unpriced offer ("Contact us", ...)';
-COMMENT ON COLUMN held_offers.decision IS 'the editor''s decision in force: accept (the reading is the latest price), reject (kept out), NULL (undecided: it needs a look)';
-COMMENT ON COLUMN held_offers.decided_by IS 'who decided ($PRICEWATCH_USER, else the OS user)';
-COMMENT ON COLUMN held_offers.decided_at IS 'when it was decided';
-COMMENT ON COLUMN held_offers.decided_run_id IS 'the run whose held reading the decision in force was made on';
+COMMENT ON VIEW held_offer_decisions IS 'The editor''s decision in force on each reading the quality gate holds now (held_offers), where there is one (pricewatch offers accept|reject); a held reading without a row here needs a look.';
+COMMENT ON COLUMN held_offer_decisions.provider IS 'provider (spider name)';
+COMMENT ON COLUMN held_offer_decisions.offer_key IS 'the offer''s key within its provider (GPU count, provider id or label, VRAM printed, billing/tier, term, region, variant)';
+COMMENT ON COLUMN held_offer_decisions.run_id IS 'the run of the held reading (current_offers)';
+COMMENT ON COLUMN held_offer_decisions.decision IS 'accept (the reading is the latest price, latest_offers) | reject (kept out for good)';
+COMMENT ON COLUMN held_offer_decisions.decided_by IS 'who decided ($PRICEWATCH_USER, else the OS user)';
+COMMENT ON COLUMN held_offer_decisions.decided_at IS 'when it was decided';
+COMMENT ON COLUMN held_offer_decisions.decided_run_id IS 'the run whose held reading the decision in force was made on';
 COMMENT ON VIEW latest_offers IS 'Each provider''s offers from its latest successful run, as trusted prices (a reading the quality gate holds shows the offer''s last trusted reading, flagged by held_reading_reason; a held reading an editor accepted is the latest price itself).';
 COMMENT ON COLUMN latest_offers.run_id IS 'the run (runs.run_id)';
 COMMENT ON COLUMN latest_offers.provider IS 'provider (spider name)';
