@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_run.py [--runs 3] [--checkout DIR ...] [--replay captures]
 
-Each run is a fresh `python -m pricewatch.cli.main run --replay captures --db <new file>` from the
+Each run is a fresh `python -m pricewatch.cli run --replay captures --db <new file>` from the
 checkout (its own Prefect server unless PREFECT_API_URL is set). With several --checkout
 folders (e.g. an older commit unpacked by `git archive <rev> | tar -x -C DIR`), runs are
 interleaved (A B A B ...) so a busy machine weighs on both alike. Prints each run's wall
@@ -32,7 +32,7 @@ def one_run(checkout: Path, replay: str) -> tuple[float, float, int]:
             env.pop(k, None)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "pricewatch.cli.main", "run", "--replay", replay,
+        proc = subprocess.run([sys.executable, "-m", "pricewatch.cli", "run", "--replay", replay,
                                "--db", str(Path(tmp) / "pw.duckdb")], cwd=checkout, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.monotonic() - started

@@ -181,7 +181,7 @@ def test_cli_lists_alerts_as_json_and_only_pending_ones(tmp_path, crawl, caps):
     day(wh, caps, "2026-11-05", caps.thunder(1.05))
 
     def cli(*args):
-        out = subprocess.run([sys.executable, "-m", "pricewatch.cli.main", "alerts", "--db", wh.path, *args],
+        out = subprocess.run([sys.executable, "-m", "pricewatch.cli", "alerts", "--db", wh.path, *args],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         return out.stdout

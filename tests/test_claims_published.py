@@ -297,7 +297,7 @@ def table_lines(text: str) -> list[str]:
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "250"}
-    return subprocess.run([sys.executable, "-m", "pricewatch.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "pricewatch.cli", *args], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120)
 
 

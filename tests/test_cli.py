@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import ROOT, clean_env, shipped, shipped_exchanges
 
-PRICEWATCH = [sys.executable, "-m", "pricewatch.cli.main"]
+PRICEWATCH = [sys.executable, "-m", "pricewatch.cli"]
 
 
 def pricewatch(*args, env=None, timeout=240, clean=False):

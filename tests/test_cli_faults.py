@@ -4,7 +4,7 @@ Every bad input gets ONE line on stderr and a non-zero exit, before anything is 
 from outside (scraped labels, errors quoting a page, query results, claims, alerts) is inert on
 the console; `pricewatch query` cannot attach, copy out, read other files or change settings.
 In-process through typer's CliRunner on a real DuckDB file (a tiny run loaded through the real
-pipelines and loader); two real `python -m pricewatch.cli.main` processes prove no traceback reaches
+pipelines and loader); two real `python -m pricewatch.cli` processes prove no traceback reaches
 stderr.
 """
 
@@ -272,7 +272,7 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_it(tmp_path, fault):
 @pytest.mark.slow   # ~10-15 s of real processes: CI runs it with -m slow
 def test_cli_processes_print_no_traceback(tmp_path, warehouse, fault):
     """Real processes: what reaches a terminal's stderr is the one line, nothing else."""
-    cmd = [sys.executable, "-m", "pricewatch.cli.main"]
+    cmd = [sys.executable, "-m", "pricewatch.cli"]
     env = {k: v for k, v in os.environ.items() if k not in ("PRICEWATCH_DB", "PRICEWATCH_DEBUG")}
     bad = _bad_archives(tmp_path)["not a WARC"]
     runs = {

@@ -120,7 +120,7 @@ def test_a_claim_shows_the_evidence_of_each_input(warehouse, tmp_path):
 
 
 def test_the_command_prints_the_evidence_and_a_sha256_mismatch_is_a_loud_error(warehouse, tmp_path):
-    cmd = [sys.executable, "-m", "pricewatch.cli.main", "evidence", B200_KEY, "--provider", "massed_compute"]
+    cmd = [sys.executable, "-m", "pricewatch.cli", "evidence", B200_KEY, "--provider", "massed_compute"]
     ok = subprocess.run(cmd + ["--db", str(warehouse)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert ok.returncode == 0, ok.stderr
     assert "stored = recomputed: OK" in ok.stdout and PAGE_SHA256 in ok.stdout and "GET /pricing HTTP/1.1" in ok.stdout

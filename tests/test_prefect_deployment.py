@@ -260,7 +260,7 @@ def test_serve_starts_server_pool_deployments_and_worker_and_stops_them_on_sigte
     env = clean_env({**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
     out_path = tmp_path / "serve.out"
     t = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli.main", "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli", "serve", "--port", str(port),
                              "--home", str(tmp_path / "prefect")], cwd=ROOT, env=env,
                             stdout=open(out_path, "wb"), stderr=subprocess.STDOUT, start_new_session=True)
     try:

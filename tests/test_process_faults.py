@@ -1,4 +1,4 @@
-"""`pricewatch run` killed or doubled, with real processes: a real `python -m pricewatch.cli.main run`
+"""`pricewatch run` killed or doubled, with real processes: a real `python -m pricewatch.cli run`
 in a session of its own, its real Prefect server, real Scrapy crawls (one renders a page in
 Chromium), a real DuckDB file.
 
@@ -47,7 +47,7 @@ class Run:
             full_env.pop("PREFECT_API_URL", None)   # the run starts its own server
             full_env["PRICEWATCH_RUN_SERVER"] = "own"   # even if a `pricewatch serve` is running here
         with open(self.out, "wb") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli.main", "run", *args], cwd=ROOT,
+            self.proc = subprocess.Popen([sys.executable, "-m", "pricewatch.cli", "run", *args], cwd=ROOT,
                                          env=full_env, stdout=out, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
 
@@ -118,7 +118,7 @@ def kinds(tree: dict[int, str]) -> str:
     names = []
     for cmd in tree.values():
         for kind, pattern in (("pricewatch run", r"pricewatch\.cli run"), ("Prefect server", r"prefect server start"),
-                              ("scrapy crawl", r"scrapy crawl|pricewatch\.crawl_group"), ("Chromium", r"chrom"), ("playwright driver", r"driver/node")):
+                              ("scrapy crawl", r"scrapy crawl|pricewatch\.collect\.crawl_group"), ("Chromium", r"chrom"), ("playwright driver", r"driver/node")):
             if re.search(pattern, cmd):
                 names.append(kind)
                 break
@@ -215,7 +215,7 @@ def test_sigkill_leaves_no_server_listening_and_no_crawl(tmp_path, fault):
     path = tmp_path / "pw.duckdb"
     run = Run(tmp_path, "--replay", str(replay_of(tmp_path, "massed_compute", "thunder_compute")), "--db", str(path))
     try:
-        tree = run.wait_for("a crawl", r"scrapy crawl|pricewatch\.crawl_group")
+        tree = run.wait_for("a crawl", r"scrapy crawl|pricewatch\.collect\.crawl_group")
         port = server_port(tree)
         os.kill(run.proc.pid, signal.SIGKILL)
         run.proc.wait(10)
