@@ -11,10 +11,19 @@ Sources (the providers' own spec pages, as of 2026):
   141 GB, P6-B200 8x B200 (1,440 GB in all: 180 GB per GPU), P6-B300 8x B300 (2.1 TB in all:
   the ~268 GB per GPU the catalog reads as 288 GB nominal), G6e L40S 48 GB, G6 L4 24 GB, G5 A10G
   24 GB, G4dn T4 16 GB, P3 V100 16 GB, P3dn V100 32 GB; GPUs per size as in that table.
+  Added 2026-12 (issue 23): P6e-GB200 4x GB200 per p6e-gb200.36xlarge (740 GB in all: 185 GB per
+  GPU; 18 instances make one 72-GPU UltraServer), G5g NVIDIA T4G 16 GB (1 GPU up to 8xlarge, 2 on
+  16xlarge and metal: the GPU table of "Run GPU jobs", docs.aws.amazon.com/batch/latest/userguide/
+  gpu-jobs.html), Gr6 1x L4 24 GB (gr6.4xlarge, gr6.8xlarge). Fractional sizes (a slice of one GPU,
+  never a whole-GPU offer; :data:`AWS_FRACTIONAL`): G6f 1/8, 1/8, 1/4, 1/2 of an L4 (g6f.large,
+  .xlarge, .2xlarge, .4xlarge: the "L4-3Q / -6Q / -12Q" profiles), Gr6f gr6f.4xlarge 1/2 of an L4.
 - Azure: the VM size series pages (learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/):
   ND H100 v5 8x H100 80 GB, ND H200 v5 8x H200 141 GB, ND MI300X v5 8x MI300X 192 GB, NDasr A100 v4
   8x A100 40 GB, NDamsr A100 v4 8x A100 80 GB, NC A100 v4 1/2/4x A100 80 GB PCIe, NCads H100 v5
-  1/2x H100 NVL 94 GB, NCasT4 v3 1/4x T4, NCv3 1/2/4x V100 16 GB, NDv2 8x V100 32 GB.
+  1/2x H100 NVL 94 GB, NCasT4 v3 1/4x T4, NCv3 1/2/4x V100 16 GB, NDv2 8x V100 32 GB;
+  NVadsA10 v5 (MicrosoftDocs/azure-docs articles/virtual-machines/nva10v5-series.md, "GPU
+  partition"): NV36ads / NV36adms 1x A10 24 GB, NV72ads 2x A10; NV6ads 1/6, NV12ads 1/3,
+  NV18ads 1/2 of an A10 are fractional (:data:`AZURE_FRACTIONAL`).
 - Google Cloud: "GPU machine types" (cloud.google.com/compute/docs/gpus): a4 B200, a3-ultragpu
   H200 141 GB, a3-megagpu / a3-highgpu / a3-edgegpu H100 80 GB, a2-ultragpu A100 80 GB,
   a2-highgpu / a2-megagpu A100 40 GB, g2 L4, g4 RTX PRO 6000; the count is the ``-<n>g``
@@ -56,6 +65,26 @@ _AWS_FAMILIES: dict[str, dict[str, Gpus]] = {
                                         "12xlarge": 4, "metal": 8}),
     "p3": _sizes("NVIDIA V100", 16, **{"2xlarge": 1, "8xlarge": 4, "16xlarge": 8}),
     "p3dn": _sizes("NVIDIA V100", 32, **{"24xlarge": 8}),
+    "p6e-gb200": _sizes("NVIDIA GB200", 185, **{"36xlarge": 4}),
+    "g5g": _sizes("NVIDIA T4G", 16, **{"xlarge": 1, "2xlarge": 1, "4xlarge": 1, "8xlarge": 1, "16xlarge": 2,
+                                        "metal": 2}),
+    "gr6": _sizes("NVIDIA L4", 24, **{"4xlarge": 1, "8xlarge": 1}),
+}
+
+
+class Fraction(NamedTuple):
+    label: str           # the GPU a slice is cut from
+    share: str           # the slice as the spec page prints it ("1/8")
+
+
+#: Sizes that carry a slice of one GPU: known (not news), never a whole-GPU offer; the spiders
+#: count them in the source fact ``fractional_gpu_types`` and make no offer of them.
+AWS_FRACTIONAL: dict[str, Fraction] = {
+    "g6f.large": Fraction("NVIDIA L4", "1/8"),
+    "g6f.xlarge": Fraction("NVIDIA L4", "1/8"),
+    "g6f.2xlarge": Fraction("NVIDIA L4", "1/4"),
+    "g6f.4xlarge": Fraction("NVIDIA L4", "1/2"),
+    "gr6f.4xlarge": Fraction("NVIDIA L4", "1/2"),
 }
 
 
@@ -63,6 +92,11 @@ def aws_gpus(instance_type: str) -> Gpus | None:
     """The GPUs of an EC2 instance type, or None when the table does not know it."""
     family, _, size = instance_type.partition(".")
     return _AWS_FAMILIES.get(family, {}).get(size)
+
+
+def aws_fraction(instance_type: str) -> Fraction | None:
+    """The GPU slice of a fractional EC2 instance type, or None."""
+    return AWS_FRACTIONAL.get(instance_type)
 
 
 
@@ -86,11 +120,30 @@ AZURE_SKUS: dict[str, Gpus] = {
     "Standard_NC12s_v3": Gpus("NVIDIA V100", 2, 16),
     "Standard_NC24s_v3": Gpus("NVIDIA V100", 4, 16),
     "Standard_ND40rs_v2": Gpus("NVIDIA V100", 8, 32),
+    "Standard_NV36ads_A10_v5": Gpus("NVIDIA A10", 1, 24),
+    "Standard_NV36adms_A10_v5": Gpus("NVIDIA A10", 1, 24),
+    "Standard_NV72ads_A10_v5": Gpus("NVIDIA A10", 2, 24),
 }
+
+AZURE_FRACTIONAL: dict[str, Fraction] = {
+    "Standard_NV6ads_A10_v5": Fraction("NVIDIA A10", "1/6"),
+    "Standard_NV12ads_A10_v5": Fraction("NVIDIA A10", "1/3"),
+    "Standard_NV18ads_A10_v5": Fraction("NVIDIA A10", "1/2"),
+}
+
+#: The GPU series of the Virtual Machines price list, by the start of their ``armSkuName``
+#: (NC, ND, NG, NV: learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/ names
+#: these four families). The Retail Prices request asks for every size of these series, so a
+#: size the table does not know yet arrives, and is reported, instead of never being asked for.
+AZURE_GPU_SERIES = ("Standard_NC", "Standard_ND", "Standard_NG", "Standard_NV")
 
 
 def azure_gpus(arm_sku: str) -> Gpus | None:
     return AZURE_SKUS.get(arm_sku)
+
+
+def azure_fraction(arm_sku: str) -> Fraction | None:
+    return AZURE_FRACTIONAL.get(arm_sku)
 
 
 # --- Google Cloud: machine family -> GPU (count from the type's -<n>g or the page) ---------------
