@@ -1,8 +1,13 @@
 """Microsoft Azure: the public Retail Prices API (``prices.azure.com/api/retail/prices``, no key).
 
-One query for the GPU VM sizes we know (``spiders/instance_types.py`` AZURE_SKUS), Linux and
-Windows meters alike (the API cannot tell them apart in the filter), pay-as-you-go only:
-``serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and (armSkuName eq '...' or ...)``.
+One query for every size of the GPU series (``spiders/instance_types.py`` AZURE_GPU_SERIES:
+the ``armSkuName`` prefixes Standard_NC, Standard_ND, Standard_NG, Standard_NV), not for a fixed
+list of sizes, so a size Azure adds (an ND GB200 v6 size, say) is requested and arrives: Linux
+and Windows meters alike (the API cannot tell them apart in the filter), pay-as-you-go only:
+``serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and (contains(armSkuName,
+'Standard_NC') or contains(armSkuName, 'Standard_ND') or ...)`` (``contains`` on armSkuName, as
+other public clients of the API query it; filter values are case-sensitive since api-version
+2023-01-01-preview, and the names are written as the API prints them).
 The answer is an envelope ``{"BillingCurrency", "CustomerEntityId", "CustomerEntityType",
 "Items": [...], "NextPageLink", "Count"}``; ``NextPageLink`` (a whole URL, ``$skip=``) is followed
 until it is null. A page whose ``Count`` is not its number of items, a link back to a page
@@ -24,8 +29,11 @@ Each item is one meter: ``armSkuName`` (``Standard_ND96isr_H100_v5``), ``armRegi
 - US Government regions (``usgov*``, ``usdod*``) are not open to the public: skipped;
 - a ``currencyCode`` (or the envelope's ``BillingCurrency``) other than USD fails;
 - a 0 price is no offer; a price that is not a number fails;
-- the GPU model and count come from the size table; a size not in it is reported in the
-  source fact ``unknown_instance_types`` and makes no offer (never guessed).
+- the GPU model and count come from the size table; a fractional-GPU size (NVadsA10 v5 1/6,
+  1/3, 1/2 of an A10) is known but no whole-GPU offer (source fact ``fractional_gpu_types``); a
+  size of the GPU series not in the table is reported in the source fact
+  ``unknown_instance_types`` and makes no offer (never guessed): news, not a failure; an item
+  outside the GPU series (the filter's ``contains`` matching elsewhere) is not read.
 One offer per size, region and billing; ``sku`` = armSkuName.
 """
 
@@ -38,15 +46,15 @@ from urllib.parse import quote
 import scrapy
 
 from spiders.base import Parsed, PriceSpider, json_member, load_json, stated_currency
-from spiders.instance_types import AZURE_SKUS, azure_gpus
+from spiders.instance_types import AZURE_GPU_SERIES, azure_fraction, azure_gpus
 
 API = "https://prices.azure.com/api/retail/prices"
 NOT_PUBLIC_REGIONS = ("usgov", "usdod")
 
 
-def query_url(skus=tuple(AZURE_SKUS)) -> str:
-    skus_filter = " or ".join(f"armSkuName eq '{s}'" for s in skus)
-    flt = f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ({skus_filter})"
+def query_url(series=AZURE_GPU_SERIES) -> str:
+    series_filter = " or ".join(f"contains(armSkuName, '{s}')" for s in series)
+    flt = f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ({series_filter})"
     return f"{API}?$filter={quote(flt, safe='')}"
 
 
@@ -115,7 +123,11 @@ def parse_prices(text: str, url: str = URL) -> Parsed:
             continue
         gpus = azure_gpus(sku)
         if gpus is None:
-            facts.setdefault("unknown_instance_types", []).append(f"{sku} ({item['productName']})")
+            fraction = azure_fraction(sku)
+            if fraction is not None:
+                facts.setdefault("fractional_gpu_types", []).append(f"{sku} ({fraction.share} {fraction.label})")
+            elif sku.startswith(AZURE_GPU_SERIES):
+                facts.setdefault("unknown_instance_types", []).append(f"{sku} ({item['productName']})")
             continue
         parsed.offer(sku=sku, gpu_label=gpus.label, gpu_count=gpus.count, vram_gb=gpus.vram_gb,
                      billing=billing, tier=billing, region=region, currency="USD", price_raw=price,
@@ -149,7 +161,7 @@ class AzureSpider(PriceSpider):
              "public API for price lists, the route we use (no portal or calculator scraping).")
     cadence = "daily"
     unit = "USD per instance-hour (VM-hour)"
-    capture = "composed"
+    capture = "real"
     source_urls = (API,)
 
     def __init__(self, *args, **kwargs):

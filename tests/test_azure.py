@@ -1,14 +1,16 @@
 """Azure: parse_prices / NextPageLink paging on the shipped 2026-09-28 capture.
 
-The capture is COMPOSED from REAL values (see its exchanges.yaml): the 83 items are the real
-recording tests/real/azure/ewyluda_azure.json unchanged; the documented envelope and the split
-into two pages are ours. Expected values below are read off the real items (quoted).
+The capture is REAL items with an envelope added (see its exchanges.yaml): the 83 items are the
+real recording tests/real/azure/ewyluda_azure.json unchanged; the documented envelope and the
+split into two pages are ours. Expected values below are read off the real items (quoted).
 """
 
 import json
+from urllib.parse import unquote
 
 from pricewatch.collect import judge
 from spiders.azure import URL, next_page, parse_prices
+from spiders.instance_types import AZURE_SKUS
 from tests.conftest import CAPTURES_SRC, ROOT, shipped
 from tests.inprocess import run_parsed
 
@@ -37,7 +39,16 @@ def offer(result, sku, region, billing="on-demand"):
     return o
 
 
-def test_the_composed_pages_carry_the_real_items_unchanged():
+def test_the_request_asks_for_the_gpu_series_not_a_list_of_sizes():
+    flt = unquote(URL.split("$filter=", 1)[1])
+    assert flt == ("serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and ("
+                   "contains(armSkuName, 'Standard_NC') or contains(armSkuName, 'Standard_ND') or "
+                   "contains(armSkuName, 'Standard_NG') or contains(armSkuName, 'Standard_NV'))")
+    assert not [sku for sku in AZURE_SKUS if sku in flt]
+    assert (SRC / "exchanges.yaml").read_text().startswith("# REAL items")
+
+
+def test_the_pages_carry_the_real_items_unchanged():
     items = json.loads(PAGES[0])["Items"] + json.loads(PAGES[1])["Items"]
     assert items == REAL
     assert next_page(PAGES[0]).endswith("&$skip=50") and next_page(PAGES[1]) is None
@@ -122,6 +133,35 @@ def test_an_unknown_size_is_reported_not_guessed():
     facts = {f["fact"]: f for f in result.facts}
     assert facts["unknown_instance_types"]["value_text"] == \
         "Standard_ND128isr_GB300_v6 (Virtual Machines NDGB300v6 Series)"
+
+
+def test_an_unseen_size_of_a_gpu_series_arrives_as_news_beside_the_known_ones():
+    # A GB200 v6 size (variant of the real eastus H100 item: name and price ours) in the answer the
+    # series filter now asks for: news, the known offers unchanged, the provider ok.
+    gb200 = {**H100, "armSkuName": "Standard_ND128isr_NDR_GB200_v6", "meterName": "ND128isr NDR GB200 v6",
+             "productName": "Virtual Machines ND GB200 v6 Series", "retailPrice": 108.0}
+    pages = [json.loads(p) for p in PAGES]
+    pages[1]["Items"].append(gb200)
+    pages[1]["Count"] += 1
+    result = run(*(json.dumps(p) for p in pages))
+    assert judge.judge_crawl(result).status == "ok" and len(result.items) == 41
+    facts = {f["fact"]: f["value_text"] for f in result.facts}
+    assert facts["unknown_instance_types"] == "Standard_ND128isr_NDR_GB200_v6 (Virtual Machines ND GB200 v6 Series)"
+    assert result.report["unknown_labels"] == []
+
+
+def test_fractional_and_whole_a10_sizes_and_items_outside_the_gpu_series():
+    # Variants of the real eastus H100 item (prices ours) for NVadsA10 v5 sizes.
+    whole = {**H100, "armSkuName": "Standard_NV72ads_A10_v5", "meterName": "NV72ads A10 v5",
+             "productName": "Virtual Machines NVadsA10v5 Series", "retailPrice": 6.52}
+    slice_ = {**whole, "armSkuName": "Standard_NV6ads_A10_v5", "meterName": "NV6ads A10 v5", "retailPrice": 0.454}
+    other = {**H100, "armSkuName": "Standard_D4s_v5", "meterName": "D4s v5", "productName": "Virtual Machines Dsv5 Series"}
+    result = run(envelope([whole, slice_, other, H100]))
+    a10 = offer(result, "Standard_NV72ads_A10_v5", "eastus")
+    assert (a10["gpu_model"], a10["gpu_count"], a10["price_per_gpu_hour"]) == ("A10", 2, 3.26)
+    assert {o["sku"] for o in result.items} == {"Standard_NV72ads_A10_v5", "Standard_ND96isr_H100_v5"}
+    facts = {f["fact"]: f["value_text"] for f in result.facts}
+    assert facts == {"fractional_gpu_types": "Standard_NV6ads_A10_v5 (1/6 NVIDIA A10)"}
 
 
 def test_a_placeholder_price_is_no_offer_and_a_text_price_fails():
