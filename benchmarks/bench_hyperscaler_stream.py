@@ -224,8 +224,8 @@ def baseline_replays(work: Path, path: Path, baseline: Path) -> list[dict]:
     writer.write_streamed(OFFERS.format(region="us-east-1"), 200, "OK", body.headers, body)
     writer.close()
     body.remove()
-    return [_scrapy(work, "replay (real URL), this checkout", ["-s", f"PRICEWATCH_REPLAY={writer.path}"]),
-            _scrapy(work, f"replay (real URL), baseline {baseline.name}", ["-s", f"PRICEWATCH_REPLAY={writer.path}"],
+    return [_scrapy(work, "replay (real URL), this checkout", ["-a", "source=offer-file", "-s", f"PRICEWATCH_REPLAY={writer.path}"]),
+            _scrapy(work, f"replay (real URL), baseline {baseline.name}", ["-a", "source=offer-file", "-s", f"PRICEWATCH_REPLAY={writer.path}"],
                     cwd=baseline)]
 
 

@@ -137,10 +137,10 @@ def build(con, tmpl, n_rows: int) -> dict:
     con.execute("""
         INSERT INTO provider_runs (run_id, provider, status, observed_at, item_count, priced_count, unpriced_count,
                                    duplicates_dropped, http_error_count, retries, attempts, duration_s,
-                                   unknown_labels, warnings, monitors, error)
+                                   unknown_labels, warnings, monitors, error, trusted)
         SELECT run_id, provider, status, observed_at, 0, 0, 0, 0, 0, 0, 1, 1.0, [], [],
                CASE WHEN status = 'suspect' THEN ['item count'] ELSE [] END,
-               CASE WHEN status = 'failed' THEN provider || ': HTTP 503' END
+               CASE WHEN status = 'failed' THEN provider || ': HTTP 503' END, status = 'ok'
         FROM gen_provider_runs""")
     # ~3 % of prices move per run: each offer's price level changes every ~33 runs (its own phase).
     con.execute("""

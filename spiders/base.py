@@ -122,6 +122,7 @@ class Parsed:
         ``reason`` ("price cell unreadable: 'N/A—'"). Its identity fields must be the row's own."""
         raw = fields.get("price_raw")
         fields["price_raw"] = HELD_PRICE_MARK + ("" if raw is None else str(raw))
+        fields["held_row"] = reason
         self.offers.append(fields)
         self.errors.append(f"{HELD_ROW}{row_name(fields)}: {reason}")
         return fields

@@ -335,8 +335,8 @@ def test_a_source_never_good_has_no_age_and_is_stale(wh):
     try:
         con.execute("""INSERT INTO provider_runs (run_id, provider, status, observed_at, item_count, priced_count,
                                                   unpriced_count, duplicates_dropped, http_error_count, retries, attempts,
-                                                  duration_s, unknown_labels, warnings, monitors, error)
-                       VALUES (?, 'never_good', 'failed', ?, 0, 0, 0, 0, 0, 0, 1, 1.0, [], [], [], 'HTTP 503')""",
+                                                  duration_s, unknown_labels, warnings, monitors, error, trusted)
+                       VALUES (?, 'never_good', 'failed', ?, 0, 0, 0, 0, 0, 0, 1, 1.0, [], [], [], 'HTTP 503', false)""",
                     [runs[1], DAY2])
         got = {r["provider"]: r for r in rows(con, query_sql("source_freshness_at"), [DAY3, None])}["never_good"]
         # no ok provider run at all: no last good data, so no age (not 0 h), and stale

@@ -85,7 +85,7 @@ def test_the_stored_set_of_the_field_table_is_the_frozen_offers_format():
 
 
 @pytest.mark.parametrize("table, frozen", [
-    ("offers", load.OFFERS_TABLE_V1_FIELDS), ("provider_runs", load.PROVIDER_RUNS_TABLE_V1_FIELDS),
+    ("offers", load.OFFERS_TABLE_V1_FIELDS), ("provider_runs", load.PROVIDER_RUNS_TABLE_V2_FIELDS),
     ("runs", load.RUNS_TABLE_V1_FIELDS), ("source_facts", load.SOURCE_FACTS_TABLE_V1_FIELDS),
     ("claim_evaluations", evaluate.CLAIM_EVALUATIONS_TABLE_V1_FIELDS)])
 def test_a_fresh_warehouse_has_exactly_the_frozen_formats(warehouse_columns, table, frozen):
@@ -224,8 +224,8 @@ def test_the_crawl_report_is_read_only_by_declared_fields(module):
 
 
 def test_the_provider_run_row_is_the_frozen_provider_runs_format():
-    assert stored_types(PROVIDER_RUN_FIELDS) == set(load.PROVIDER_RUNS_TABLE_V1_FIELDS)
-    assert len(PROVIDER_RUN_FIELDS) == len(load.PROVIDER_RUNS_TABLE_V1_FIELDS)
+    assert stored_types(PROVIDER_RUN_FIELDS) == set(load.PROVIDER_RUNS_TABLE_V2_FIELDS)
+    assert len(PROVIDER_RUN_FIELDS) == len(load.PROVIDER_RUNS_TABLE_V2_FIELDS)
     assert set(load.PROVIDER_RUN_COLUMNS) == set(PROVIDER_RUN_NAMES)
 
 
@@ -238,7 +238,8 @@ def test_the_judge_shapes_a_run_with_the_declared_columns():
                                report=crawl_report({"retry/count": 1}, "p"))
     _, provider_runs, offers, _ = judge.build_run([ok], "replay", at, None, None, known_providers=["p", "q"])
     assert tuple(provider_runs.columns) == PROVIDER_RUN_NAMES
-    assert tuple(offers.columns) == F.JUDGED_FIELDS
+    # and the parser's held_row, which the load's gate stores as held_reason (never a column itself)
+    assert tuple(offers.columns) == F.JUDGED_FIELDS + ("held_row",)
 
 
 # --- the claim evaluation --------------------------------------------------------------------

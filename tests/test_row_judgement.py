@@ -229,3 +229,40 @@ def test_the_run_stores_the_held_row_and_names_it_on_the_provider_run():
     held = offers[(offers["gpu_label"] == "NVIDIA B200 SXM6") & (offers["gpu_count"] == 8)].to_dict("records")
     assert [(h["is_priced"], h["price_raw"], h["price_text"]) for h in held] == [(False, "N/A—", "N/A—")]
     assert run["status"] == "failed"   # the one provider of this run is not ok
+
+
+def test_the_other_rows_of_a_run_with_a_held_row_are_the_latest_prices(tmp_path):
+    """Issue 20 item 2, "the other rows load": a run whose parser held one row is suspect and
+    trusted (provider_runs.trusted, migration 059): its other rows are the latest prices (a row
+    that moved reads its new price), the held row keeps its last trusted reading with the
+    reason, stored on the offer (offers.held_reason)."""
+    from pricewatch.collect import store
+    from warehouse import db
+    page = LAMBDA.read_text(encoding="utf-8")
+    night2 = edited(LAMBDA, '<td data-label="PRICE/GPU/HR*">$6.69</td>', '<td data-label="PRICE/GPU/HR*">N/A—</td>')
+    # 1x tab: '<th ... data-label="Plan">NVIDIA H100 PCIe</th><td data-label="VRAM/GPU">80 GB</td>...
+    # <td data-label="PRICE/GPU/HR*">$3.29</td>': moved to $3.19 the second night (-3 %).
+    assert night2.count('<td data-label="PRICE/GPU/HR*">$3.29</td>') == 1
+    night2 = night2.replace('<td data-label="PRICE/GPU/HR*">$3.29</td>', '<td data-label="PRICE/GPU/HR*">$3.19</td>')
+    con = db.connect(tmp_path / "w.duckdb")
+    for text, at in ((page, AUG22), (night2, datetime(2026, 8, 23, 12, 0, tzinfo=timezone.utc))):
+        outcome = judge.judge_crawl(lambda_run(text))
+        run, prs, offers, facts = judge.build_run([outcome], "replay", at, at, None)
+        assert store.load_run(con, run, prs, offers, facts)
+    second = run["run_id"]
+    assert con.execute("SELECT status, trusted FROM provider_runs WHERE run_id = ?", [second]).fetchall() == [
+        ("suspect", True)]
+    latest = {(r[0], r[1]): r[2:] for r in con.execute(
+        """SELECT gpu_label, gpu_count, run_id, price_per_gpu_hour::DOUBLE, held_reading_reason FROM latest_offers
+           WHERE provider = 'lambda_cloud' AND billing = 'on-demand'""").fetchall()}
+    assert latest[("NVIDIA H100 PCIe", 1)][:2] == (second, 3.19)
+    assert all(run_id == second for (label, n), (run_id, _, _) in latest.items() if (label, n) != ("NVIDIA B200 SXM6", 8))
+    run_id, price, reason = latest[("NVIDIA B200 SXM6", 8)]
+    assert (run_id != second, price) == (True, 6.69) and "price cell unreadable: 'N/A—'" in reason
+    [(stored_reason, raw)] = con.execute(
+        """SELECT held_reason, price_raw FROM offers WHERE run_id = ? AND gpu_label = 'NVIDIA B200 SXM6'
+           AND gpu_count = 8 AND billing = 'on-demand'""", [second]).fetchall()
+    assert "price cell unreadable: 'N/A—'" in stored_reason and raw == "N/A—"
+    # the source is fresh (its readings are in force), not failing
+    assert con.execute("SELECT last_ok_run_id FROM source_freshness WHERE provider = 'lambda_cloud'").fetchall() == [(second,)]
+    con.close()

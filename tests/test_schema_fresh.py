@@ -101,8 +101,12 @@ def comments(con) -> dict[tuple[str, str | None], str | None]:
 # them (an edit of a comment or a view file after migration 056 is listed here, so what differs
 # from the migrations' history stays visible): issue 19 moved the files these comments name.
 EDITED_AFTER_THE_MIGRATIONS = {("gpu_aliases", "alias_key"), ("gpu_catalog", None), ("price_spells", "offer_key"),
-                               ("resource_syncs", None)}
-EDITED_VIEWS: set[str] = set()
+                               ("resource_syncs", None), ("provider_runs", "status"),
+                               ("latest_provider_runs", None), ("latest_provider_runs", "status")}
+# Migration 059 (issue 20): provider_runs.trusted, which these now read instead of status = 'ok'
+# (and latest_provider_runs' pr.* lists the new column); their docs say so.
+EDITED_VIEWS: set[str] = {"latest_provider_runs"}
+EDITED_MACROS: set[str] = {"source_freshness_at"}
 
 
 def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_migration(fresh):
@@ -115,12 +119,16 @@ def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_mig
     # before 035 added two columns to claim_evaluations, so the replay's catalog does not list them
     # (a query returns them: view_results). Recreated after the tables, the new warehouse lists them,
     # documented as claim_evaluations' (same_as).
-    late = {("latest_claim_status", "rules_version"), ("latest_claim_status", "trigger")}
+    late = {("latest_claim_status", "rules_version"), ("latest_claim_status", "trigger"),
+            ("latest_provider_runs", "trusted")}
     assert set(b["view_columns"]) - set(a["view_columns"]) == {r for r in b["view_columns"] if r[:2] in late}
     assert a["view_columns"] == [r for r in b["view_columns"] if r[:2] not in late]
     same_views = [r for r in a["views"] if r[0] not in EDITED_VIEWS]
     assert same_views == [r for r in b["views"] if r[0] not in EDITED_VIEWS]
-    for key in ("tables", "columns", "constraints", "view_results", "macros", "other", "settings", "migrations"):
+    assert [r for r in a["macros"] if r[0] not in EDITED_MACROS] == [r for r in b["macros"] if r[0] not in EDITED_MACROS]
+    edited = EDITED_VIEWS | EDITED_MACROS
+    assert [r for r in a["view_results"] if r[0] not in edited] == [r for r in b["view_results"] if r[0] not in edited]
+    for key in ("tables", "columns", "constraints", "other", "settings", "migrations"):
         assert a[key] == b[key], key
     # recorded as applied, each with the sha256 of its file, as the replay records them
     sha = "SELECT version, name, sha256 FROM schema_migrations ORDER BY 1"

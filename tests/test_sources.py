@@ -54,7 +54,7 @@ def test_declared_capture_kind_matches_the_shipped_capture():
         if row["capture_kind"] is None or header is None:
             continue
         assert row["capture_kind"] == header.lower(), f"{name}: spider says {row['capture_kind']}, capture {header}"
-    assert shipped_header("gcp") == "REAL" and shipped_header("azure") == "COMPOSED"
+    assert shipped_header("gcp") == "REAL" and shipped_header("azure") == "REAL"
 
 
 def test_vast_terms_say_public_api_only():

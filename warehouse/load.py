@@ -110,6 +110,8 @@ PROVIDER_RUNS_TABLE_V1_FIELDS = (
     ("retries", "INTEGER"), ("attempts", "INTEGER"), ("duration_s", "DOUBLE"), ("unknown_labels", "VARCHAR[]"),
     ("warnings", "VARCHAR[]"), ("error", "VARCHAR"),
 )
+#: The stored ``provider_runs`` table, format v2 (migration 059): v1 + ``trusted``.
+PROVIDER_RUNS_TABLE_V2_FIELDS = PROVIDER_RUNS_TABLE_V1_FIELDS + (("trusted", "BOOLEAN"),)
 #: The stored ``runs`` table, format v1.
 RUNS_TABLE_V1_FIELDS = (
     ("run_id", "VARCHAR"), ("mode", "VARCHAR"), ("observed_at", "TIMESTAMP WITH TIME ZONE"), ("snapshot_date", "DATE"),
@@ -125,7 +127,7 @@ SOURCE_FACTS_TABLE_V1_FIELDS = (
 #: The columns each INSERT names (lists, as callers slice and concatenate them).
 RUN_COLUMNS = [name for name, _ in RUNS_TABLE_V1_FIELDS]
 OFFER_COLUMNS = [name for name, _ in OFFERS_TABLE_V1_FIELDS]
-PROVIDER_RUN_COLUMNS = [name for name, _ in PROVIDER_RUNS_TABLE_V1_FIELDS]
+PROVIDER_RUN_COLUMNS = [name for name, _ in PROVIDER_RUNS_TABLE_V2_FIELDS]
 FACT_COLUMNS = [name for name, _ in SOURCE_FACTS_TABLE_V1_FIELDS]
 
 
@@ -133,7 +135,7 @@ def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[s
     """Item counts of each provider's last successful runs, newest first (for the run monitors)."""
     rows = con.execute("""
         SELECT provider, list(item_count ORDER BY observed_at DESC)[1:?]
-        FROM provider_runs WHERE status = 'ok' GROUP BY provider""", [limit]).fetchall()
+        FROM provider_runs WHERE trusted GROUP BY provider""", [limit]).fetchall()
     return {p: list(c) for p, c in rows}
 
 
@@ -171,7 +173,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs, *, resources: LoadResources)
     batch is inserted in bulk, one INSERT per table, and the derived state of its providers is
     rebuilt once, set-based (warehouse/spells.py rebuild). Returns the run ids stored."""
     ensure_migrated(con)
-    runs = [(tuple(item) + (None,))[:4] for item in runs]
+    runs = [(r, _with_trusted(pr), o, f) for r, pr, o, f in ((tuple(item) + (None,))[:4] for item in runs)]
     stored: list[str] = []
     con.execute("BEGIN")
     try:
@@ -195,6 +197,15 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs, *, resources: LoadResources)
     return stored
 
 
+def _with_trusted(provider_runs: pd.DataFrame | None) -> pd.DataFrame | None:
+    """provider_runs with its ``trusted`` column (format v2); a frame shaped before it (a spool
+    written by an older version) trusts exactly its ok runs, as migration 059 did."""
+    if provider_runs is None or "trusted" in provider_runs.columns:
+        return provider_runs
+    return provider_runs.assign(trusted=provider_runs["status"] == "ok") if len(provider_runs) else \
+        provider_runs.assign(trusted=pd.Series(dtype=bool))
+
+
 def _store_bulk(con, runs: list[tuple]) -> list[str]:
     """Pre-screened runs: one INSERT per table for the whole batch, then one set-based rebuild of
     the derived state of the providers whose successful runs it adds."""
@@ -215,7 +226,7 @@ def _store_bulk(con, runs: list[tuple]) -> list[str]:
     if frames["source_facts"]:
         insert_frame(con, "source_facts", pd.concat(frames["source_facts"], ignore_index=True), FACT_COLUMNS)
     if len(provider_runs):
-        touched = sorted(set(provider_runs.loc[provider_runs["status"] == "ok", "provider"]))
+        touched = sorted(set(provider_runs.loc[provider_runs["trusted"].astype(bool), "provider"]))
         if touched:
             spells.rebuild(con, touched)
     return [r["run_id"] for r, *_ in new]

@@ -57,7 +57,7 @@ def advance(con: duckdb.DuckDBPyConnection, run_id: str, provider_runs: pd.DataF
     rebuilt."""
     if not len(provider_runs):
         return {"advanced": [], "rebuilt": []}
-    ok = provider_runs.loc[provider_runs["status"] == "ok", ["provider", "observed_at"]]
+    ok = provider_runs.loc[provider_runs["trusted"].astype(bool), ["provider", "observed_at"]]
     if not len(ok):
         return {"advanced": [], "rebuilt": []}
     late = [] if newest else [p for (p,) in con.execute(query_sql("spells_out_of_order"), [run_id]).fetchall()]

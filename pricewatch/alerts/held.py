@@ -53,7 +53,7 @@ def _held_now(con, run: _Run) -> list[dict]:
                      if i["role"] == "cheapest" and i["gpu_model"] is not None})
     return _rows(con, """
         SELECT o.* FROM offers o JOIN provider_runs pr USING (run_id, provider)
-        WHERE o.run_id = ? AND pr.status = 'ok' AND o.held_reason IS NOT NULL
+        WHERE o.run_id = ? AND pr.trusted AND o.held_reason IS NOT NULL
           AND (list_contains(?::STRUCT(provider VARCHAR, offer_key VARCHAR)[], {'provider': o.provider, 'offer_key': o.offer_key})
                OR list_contains(?::STRUCT(gpu_model VARCHAR, gpu_count INTEGER, billing VARCHAR)[],
                                 {'gpu_model': o.gpu_model, 'gpu_count': o.gpu_count, 'billing': o.billing}))
@@ -69,7 +69,7 @@ def _streak(con, run: _Run, h: dict) -> list[str]:
         SELECT pr.run_id, o.held_reason IS NOT NULL AS held, o.price_per_hour, o.is_priced
         FROM provider_runs pr JOIN run_sequence s USING (run_id)
         LEFT JOIN offers o ON o.run_id = pr.run_id AND o.provider = pr.provider AND o.offer_key = ?
-        WHERE pr.provider = ? AND pr.status = 'ok' AND s.seq < ?
+        WHERE pr.provider = ? AND pr.trusted AND s.seq < ?
         ORDER BY s.seq DESC LIMIT {STREAK_RUNS}""", [h["offer_key"], h["provider"], run.seq])
     streak = [run.run_id]
     for r in rows:

@@ -26,7 +26,7 @@ def prefetch(con, run: _Run, subjects: set[tuple[str, str]]) -> None:
     (pricewatch/claims/readings.py), and which providers ran ok."""
     if run.ok_providers is None:
         run.ok_providers = {p for (p,) in con.execute(
-            "SELECT provider FROM provider_runs WHERE run_id = ? AND status = 'ok'", [run.run_id]).fetchall()}
+            "SELECT provider FROM provider_runs WHERE run_id = ? AND trusted", [run.run_id]).fetchall()}
     todo = sorted(s for s in subjects if s not in run.observations)
     if not todo:
         return

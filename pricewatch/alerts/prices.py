@@ -83,7 +83,7 @@ def _disappeared(con, run: _Run) -> list[Alert]:
             continue  # listed, with a reading the quality gate holds: not gone
         # News once: only when the offer was there in the provider's previous successful run.
         prev_ok = _rows(con, """SELECT pr.run_id FROM provider_runs pr JOIN run_sequence s USING (run_id)
-                                WHERE pr.provider = ? AND pr.status = 'ok' AND s.seq < ?
+                                WHERE pr.provider = ? AND pr.trusted AND s.seq < ?
                                 ORDER BY s.seq DESC LIMIT 1""", [provider, run.seq])
         if not prev_ok or prev_ok[0]["run_id"] != before["run_id"]:
             continue

@@ -16,7 +16,7 @@ def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
     for h in _rows(con, sql("provider_history"), [run.seq, run.run_id]):
         histories.setdefault(h["provider"], []).append(h)
     for provider, history in sorted(histories.items()):
-        if history[0]["status"] == "ok":
+        if history[0]["trusted"]:
             streak = _streak(history[1:])
             if len(streak) >= cfg.failed_runs_threshold:
                 out.append(Alert("source_recovered", provider, f"{streak[-1]['run_id']}|{run.run_id}", run.run_id,
@@ -30,7 +30,7 @@ def _source_health(con, run: _Run, cfg: AlertConfig) -> list[Alert]:
         if len(streak) < cfg.failed_runs_threshold:
             continue
         first = streak[-1]
-        last_ok = next((h for h in history if h["status"] == "ok"), None)
+        last_ok = next((h for h in history if h["trusted"]), None)
         since_ok = (f"its latest prices are those of {last_ok['observed_at']:{UTC_FMT}}" if last_ok
                     else "it has never succeeded")
         lines: list = [f"{provider} has failed {len(streak)} runs in a row (threshold {cfg.failed_runs_threshold}) "
@@ -81,10 +81,10 @@ def _unprefixed(provider: str, error: str | None) -> str:
 
 
 def _streak(history: list[dict]) -> list[dict]:
-    """The provider runs (newest first) that did not succeed, back to the last success."""
+    """The provider runs (newest first) whose readings are not in force, back to the last that were."""
     out = []
     for h in history:
-        if h["status"] == "ok":
+        if h["trusted"]:   # ok, or suspect only for rows the parser held: its other rows are in force
             break
         out.append(h)
     return out

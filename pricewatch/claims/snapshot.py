@@ -30,6 +30,7 @@ class Attempt:
     status: str            # ok | suspect | failed
     observed_at: datetime
     error: str | None
+    trusted: bool = False  # its readings are in force (provider_runs.trusted, migration 059)
 
 
 @dataclass
@@ -41,7 +42,7 @@ class ProviderState:
 
     @property
     def last_ok(self) -> Attempt | None:
-        return next((a for a in reversed(self.attempts) if a.status == "ok"), None)
+        return next((a for a in reversed(self.attempts) if a.trusted), None)
 
     @property
     def failing_since(self) -> Attempt | None:
@@ -49,7 +50,7 @@ class ProviderState:
         by a run monitor), if the latest attempt is one."""
         first = None
         for a in reversed(self.attempts):
-            if a.status == "ok":
+            if a.trusted:
                 break
             first = a
         return first
@@ -93,10 +94,10 @@ class Snapshot:
         self.interest = interest
         self.at: datetime = row[0]
         self.providers: dict[str, ProviderState] = {}
-        for provider, rid, status, observed, error in con.execute(query_sql("snapshot_attempts"),
-                                                                   [self.at, run_id]).fetchall():
+        for provider, rid, status, trusted, observed, error in con.execute(query_sql("snapshot_attempts"),
+                                                                            [self.at, run_id]).fetchall():
             state = self.providers.setdefault(provider, ProviderState(provider, []))
-            state.attempts.append(Attempt(rid, status, observed, error))
+            state.attempts.append(Attempt(rid, status, observed, error, bool(trusted)))
         last_ok = {p: s.last_ok for p, s in self.providers.items() if s.last_ok is not None}
         if not last_ok:
             return

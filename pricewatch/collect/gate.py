@@ -160,7 +160,10 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | N
     """
     out = offers.copy()
     n = len(out)
-    held = np.full(n, None, dtype=object)
+    # A row the parser could not read (spiders/base.py Parsed.hold) is held with its reason; it
+    # has no price, so no screen below touches it.
+    held = (np.array([r if isinstance(r, str) else None for r in out["held_row"].tolist()], dtype=object)
+            if "held_row" in out.columns else np.full(n, None, dtype=object))
     note = np.full(n, None, dtype=object)
     if not n:
         return _with_verdicts(out, held, note)

@@ -58,6 +58,9 @@ class ProviderOutcome:
     duration_s: float | None = None
     attempts: int = 1
     observed_at: datetime | None = None
+    #: its readings are in force: ok, or suspect only because the parser held rows it could not
+    #: read (those rows are held; the others are the latest prices). provider_runs.trusted.
+    trusted: bool = False
 
 
 def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
@@ -115,6 +118,7 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
         held=len(held)) + gate.crawl_findings(result.items)
     return ProviderOutcome(status="suspect" if findings else "ok", offers=result.items, facts=result.facts,
                            warnings=warnings, monitors=findings, observed_at=observed,
+                           trusted=not findings or findings == [held_line(held, rows)],
                            error=f"{p}: suspect: " + "; ".join(findings) if findings else None, **base)
 
 
@@ -175,7 +179,7 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
         elif o.observed_at is None and o.provider in captured_at:
             o.observed_at = captured_at[o.provider]
     ok = [o for o in outcomes if o.status == "ok"]
-    dated = [o.observed_at for o in (ok or outcomes) if o.observed_at]
+    dated = [o.observed_at for o in ([o for o in outcomes if o.trusted] or outcomes) if o.observed_at]
     observed_at = as_of or (min(dated) if dated else started)
     for o in outcomes:
         o.observed_at = o.observed_at or observed_at
@@ -206,7 +210,7 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
             "http_error_count": sum(int(v) for k, v in statuses.items() if int(k) >= 500 or int(k) in (403, 429)),
             "retries": int(o.report.get("retries", 0)), "attempts": o.attempts,
             "duration_s": o.duration_s, "unknown_labels": list(o.report.get("unknown_labels", [])),
-            "warnings": o.warnings, "monitors": o.monitors, "error": o.error,
+            "warnings": o.warnings, "monitors": o.monitors, "error": o.error, "trusted": o.trusted,
         }
         provider_rows.append({name: cells[name] for name in PROVIDER_RUN_NAMES})
         for f in (o.facts if o.status in ("ok", "suspect") else []):
@@ -219,7 +223,9 @@ def build_run(outcomes: list[ProviderOutcome], mode: str, started: datetime, as_
         given = {"run_id": run_id, "provider": o.provider, "observed_at": o.observed_at}
         for i in offers:
             cap = i["capture"]
-            offer_rows.append({name: given[name] if cell is None else cell(i, cap) for name, cell in _OFFER_CELLS})
+            row = {name: given[name] if cell is None else cell(i, cap) for name, cell in _OFFER_CELLS}
+            row["held_row"] = i.get("held_row")   # the gate stores it as held_reason
+            offer_rows.append(row)
     offers_df = pd.DataFrame(offer_rows)
     if len(offers_df):
         for col in ("price_per_hour", "price_per_gpu_hour", "vram_gb"):

@@ -4,7 +4,7 @@ The crawl report is the JSON a crawl leaves beside its items (spiders/extensions
 from the crawl's Scrapy stats, field by field from :data:`CRAWL_REPORT_FIELDS`); the crawl
 judge (pricewatch/collect/judge.py) reads it and shapes each provider's ``provider_runs`` row
 with the columns of :data:`PROVIDER_RUN_FIELDS`. The stored ``provider_runs`` table is a frozen
-format (warehouse/load.py PROVIDER_RUNS_TABLE_V1_FIELDS); tests/test_record_contract.py checks
+format (warehouse/load.py PROVIDER_RUNS_TABLE_V2_FIELDS); tests/test_record_contract.py checks
 it against this list, and the meanings against the table's comments
 (warehouse/tables/schema.yaml).
 """
@@ -70,7 +70,7 @@ class ProviderRunField:
 PROVIDER_RUN_FIELDS: tuple[ProviderRunField, ...] = tuple(ProviderRunField(*r) for r in (
     ("run_id", "VARCHAR", "the run (runs.run_id)"),
     ("provider", "VARCHAR", "provider (spider name)"),
-    ("status", "VARCHAR", "ok | suspect (failed a run monitor) | failed | not attempted"),
+    ("status", "VARCHAR", "ok | suspect (a run monitor failed, or the parser held rows it could not read) | failed | not attempted"),
     ("observed_at", "TIMESTAMP WITH TIME ZONE", "when the prices were seen (UTC); for a replay the capture time or --as-of"),
     ("item_count", "INTEGER", "offers the crawl yielded"),
     ("priced_count", "INTEGER", "offers with a price"),
@@ -85,5 +85,8 @@ PROVIDER_RUN_FIELDS: tuple[ProviderRunField, ...] = tuple(ProviderRunField(*r) f
     ("warnings", "VARCHAR[]", "warnings of the crawl"),
     ("monitors", "VARCHAR[]", "run-monitor findings that made the provider run suspect"),
     ("error", "VARCHAR", "why the provider run failed (one line per distinct problem)"),
+    ("trusted", "BOOLEAN", "its readings are in force: true for ok, and for suspect when only rows the parser could "
+     "not read were held (they keep their last trusted reading); false for a monitor's suspect, failed, not attempted "
+     "(migration 059)"),
 ))
 PROVIDER_RUN_NAMES = tuple(f.name for f in PROVIDER_RUN_FIELDS)

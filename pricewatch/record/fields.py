@@ -105,6 +105,8 @@ OFFER_FIELDS: tuple[OfferField, ...] = _table(
     ("warc_file", "VARCHAR", "judge", "stored snapshot export", "the WARC file holding the archived response"),
     ("warc_record_id", "VARCHAR", "judge", "stored snapshot export", "WARC-Record-ID of the archived response"),
     ("body_sha256", "VARCHAR", "judge", "stored export", "sha256 of the response body"),
+    ("held_row", None, "spider", "item", "why the parser held this row (a price cell it could not read)",
+     None, "set by spiders/base.py Parsed.hold, never by hand; the load stores it as held_reason"),
     ("held_reason", "VARCHAR", "load", "stored snapshot export", "why the quality gate holds this reading (NULL: trusted)"),
     ("screen_note", "VARCHAR", "load", "stored export", "why a large move was let through (confirmed, market moved)"),
 )

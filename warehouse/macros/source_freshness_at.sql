@@ -2,19 +2,19 @@
 -- migrate applies it again when its text changes (warehouse/repeatables.py, docs/schema.md).
 CREATE OR REPLACE MACRO source_freshness_at(as_of, stale_after_hours) AS TABLE
 WITH seen AS (
-    SELECT pr.provider, pr.run_id, pr.status, pr.observed_at, pr.error,
-           max(pr.observed_at) FILTER (WHERE pr.status = 'ok') OVER (PARTITION BY pr.provider) AS ok_at
+    SELECT pr.provider, pr.run_id, pr.status, pr.trusted, pr.observed_at, pr.error,
+           max(pr.observed_at) FILTER (WHERE pr.trusted) OVER (PARTITION BY pr.provider) AS ok_at
     FROM provider_runs pr JOIN runs r USING (run_id)
     WHERE r.observed_at <= as_of
 ),
 per_source AS (
     SELECT provider,
-           max(observed_at) FILTER (WHERE status = 'ok') AS last_ok_at,
-           arg_max(run_id, (observed_at, run_id)) FILTER (WHERE status = 'ok') AS last_ok_run_id,
+           max(observed_at) FILTER (WHERE trusted) AS last_ok_at,
+           arg_max(run_id, (observed_at, run_id)) FILTER (WHERE trusted) AS last_ok_run_id,
            max(observed_at) FILTER (WHERE status <> 'not attempted') AS last_attempt_at,
            arg_max(status, (observed_at, run_id)) FILTER (WHERE status <> 'not attempted') AS last_attempt_status,
            arg_max(error, (observed_at, run_id)) FILTER (WHERE status <> 'not attempted') AS last_error,
-           count(*) FILTER (WHERE status IN ('failed', 'suspect') AND (ok_at IS NULL OR observed_at > ok_at))
+           count(*) FILTER (WHERE status IN ('failed', 'suspect') AND NOT trusted AND (ok_at IS NULL OR observed_at > ok_at))
                AS failed_attempts_since_ok
     FROM seen
     GROUP BY provider

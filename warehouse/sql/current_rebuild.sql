@@ -9,7 +9,7 @@ DELETE FROM trusted_offers WHERE list_contains($1::VARCHAR[], provider);
 INSERT INTO current_offers
 SELECT o.* FROM offers o
 JOIN (SELECT provider, arg_max(run_id, (observed_at, run_id)) AS run_id
-      FROM provider_runs WHERE status = 'ok' AND list_contains($1::VARCHAR[], provider) GROUP BY provider) l
+      FROM provider_runs WHERE trusted AND list_contains($1::VARCHAR[], provider) GROUP BY provider) l
   USING (provider, run_id);
 INSERT INTO trusted_offers
 SELECT o.* FROM offers o

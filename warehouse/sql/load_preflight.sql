@@ -6,5 +6,5 @@
 --   synced     the sha256 of the rows last written for each resource (resource_syncs), so the
 --              catalog and the sources table are rewritten only when their rows changed.
 SELECT (SELECT count(*) FROM runs WHERE run_id = $1) > 0 AS stored,
-       (SELECT coalesce(max(observed_at) < $2, true) FROM provider_runs WHERE status = 'ok') AS newest,
+       (SELECT coalesce(max(observed_at) < $2, true) FROM provider_runs WHERE trusted) AS newest,
        (SELECT coalesce(map(list(resource), list(sha256)), MAP {}) FROM resource_syncs) AS synced

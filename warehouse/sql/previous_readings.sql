@@ -7,7 +7,7 @@
 -- Costs one provider run's offers, plus a look-up for the (few) held ones.
 WITH last_ok AS (
     SELECT provider, arg_max(run_id, observed_at) AS run_id
-    FROM provider_runs WHERE status = 'ok' AND observed_at < $1
+    FROM provider_runs WHERE trusted AND observed_at < $1
     GROUP BY provider
 ),
 last AS (
@@ -19,7 +19,7 @@ trusted_of_held AS (
     FROM offers o
     JOIN (SELECT provider, offer_key FROM last WHERE last_held) h USING (provider, offer_key)
     JOIN provider_runs pr USING (run_id, provider)
-    WHERE pr.status = 'ok' AND o.held_reason IS NULL AND o.observed_at < $1
+    WHERE pr.trusted AND o.held_reason IS NULL AND o.observed_at < $1
     GROUP BY o.provider, o.offer_key
 )
 SELECT l.provider, l.offer_key,

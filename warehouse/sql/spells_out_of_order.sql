@@ -3,6 +3,6 @@
 -- archive replayed late). Their spells are rebuilt from the observations instead of advanced.
 SELECT DISTINCT n.provider
 FROM provider_runs n
-JOIN provider_runs o ON o.provider = n.provider AND o.status = 'ok' AND o.run_id <> n.run_id
-WHERE n.run_id = $1 AND n.status = 'ok'
+JOIN provider_runs o ON o.provider = n.provider AND o.trusted AND o.run_id <> n.run_id
+WHERE n.run_id = $1 AND n.trusted
   AND (o.observed_at > n.observed_at OR (o.observed_at = n.observed_at AND o.run_id > n.run_id))

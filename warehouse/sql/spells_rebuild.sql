@@ -28,7 +28,7 @@ WITH ok_runs AS (
     SELECT provider, run_id, observed_at,
            row_number() OVER (PARTITION BY provider ORDER BY observed_at, run_id) AS ok_seq
     FROM provider_runs
-    WHERE status = 'ok' AND ($1::VARCHAR[] IS NULL OR list_contains($1::VARCHAR[], provider))
+    WHERE trusted AND ($1::VARCHAR[] IS NULL OR list_contains($1::VARCHAR[], provider))
 ),
 readings AS (    -- every reading of an ok run: narrow
     SELECT o.provider, o.offer_key, r.ok_seq, o.held_reason IS NOT NULL AS held, o.observed_at,

@@ -4,7 +4,7 @@
 -- applied; a warehouse that already has migrations gets the pending ones instead (docs/schema.md).
 -- Never edit a table here alone: a table changes through a new numbered migration, and this file
 -- is then brought to the same state (tests/test_schema_fresh.py compares the two).
--- baseline: 058
+-- baseline: 059
 
 CREATE TABLE alert_acks (
     id VARCHAR PRIMARY KEY,
@@ -371,6 +371,7 @@ CREATE TABLE provider_runs (
     unknown_labels VARCHAR[],
     warnings VARCHAR[],
     "error" VARCHAR,
+    trusted BOOLEAN,
     CHECK((status IN ('ok', 'suspect', 'failed', 'not attempted'))),
     PRIMARY KEY(run_id, provider)
 );

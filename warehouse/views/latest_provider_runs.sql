@@ -4,5 +4,5 @@ CREATE OR REPLACE VIEW latest_provider_runs AS
 SELECT * EXCLUDE (rn) FROM (
     SELECT pr.*, row_number() OVER (PARTITION BY provider ORDER BY observed_at DESC, run_id DESC) AS rn
     FROM provider_runs pr
-    WHERE status = 'ok'
+    WHERE trusted   -- ok, or suspect only for rows the parser held (migration 059)
 ) WHERE rn = 1;

@@ -27,23 +27,23 @@ evals AS (
 ),
 pre AS (       -- per provider, before the window: its last success, and the failures since
     SELECT pr.provider,
-           count(*) FILTER (WHERE pr.status <> 'ok' AND s.seq > coalesce(l.ok_seq, -1)) AS failed_since_ok
+           count(*) FILTER (WHERE NOT pr.trusted AND s.seq > coalesce(l.ok_seq, -1)) AS failed_since_ok
     FROM provider_runs pr JOIN run_sequence s USING (run_id)
     LEFT JOIN (SELECT pr2.provider, max(s2.seq) AS ok_seq FROM provider_runs pr2 JOIN run_sequence s2 USING (run_id)
-               WHERE pr2.status = 'ok' AND s2.seq < (SELECT seq FROM lo) GROUP BY pr2.provider) l USING (provider)
+               WHERE pr2.trusted AND s2.seq < (SELECT seq FROM lo) GROUP BY pr2.provider) l USING (provider)
     WHERE pr.status <> 'not attempted' AND s.seq < (SELECT seq FROM lo)
     GROUP BY pr.provider
 ),
 provider_seq AS (
-    SELECT pr.provider, pr.run_id, pr.status, s.seq,
-           count(*) FILTER (WHERE pr.status = 'ok')
+    SELECT pr.provider, pr.run_id, pr.status, pr.trusted, s.seq,
+           count(*) FILTER (WHERE pr.trusted)
                OVER (PARTITION BY pr.provider ORDER BY s.seq ROWS UNBOUNDED PRECEDING) AS oks
     FROM provider_runs pr JOIN run_sequence s USING (run_id)
     WHERE pr.status <> 'not attempted' AND s.seq BETWEEN (SELECT seq FROM lo) AND $2
 ),
 streaks AS (   -- how many runs in a row each provider had failed by each run of the window (0: it worked)
     SELECT p.provider, p.run_id,
-           CASE WHEN p.status = 'ok' THEN 0
+           CASE WHEN p.trusted THEN 0
                 ELSE row_number() OVER (PARTITION BY p.provider, p.oks ORDER BY p.seq)
                      - CASE WHEN p.oks > 0 THEN 1 ELSE 0 END
                      + CASE WHEN p.oks = 0 THEN coalesce(pre.failed_since_ok, 0) ELSE 0 END END AS failed_in_a_row

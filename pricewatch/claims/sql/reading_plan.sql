@@ -23,7 +23,7 @@ ok_runs AS (   -- the providers' successful runs, numbered in snapshot order
     SELECT pr.provider, pr.run_id, pr.observed_at, s.seq,
            row_number() OVER (PARTITION BY pr.provider ORDER BY s.seq) AS ok_no
     FROM provider_runs pr JOIN run_sequence s USING (run_id)
-    WHERE pr.status = 'ok' AND pr.provider IN (SELECT provider FROM bounds)
+    WHERE pr.trusted AND pr.provider IN (SELECT provider FROM bounds)
 ),
 latest AS (    -- the latest successful run up to each bound
     SELECT b.provider, b.upto_run, o.ok_no AS top_no

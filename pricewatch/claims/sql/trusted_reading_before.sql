@@ -13,7 +13,7 @@ JOIN wanted w ON w.provider = o.provider AND w.offer_key = o.offer_key
      AND o.observed_at >= w.from_at AND o.observed_at < w.to_at
 JOIN provider_runs pr ON pr.run_id = o.run_id AND pr.provider = o.provider
 JOIN run_sequence s ON s.run_id = o.run_id
-WHERE pr.status = 'ok' AND o.held_reason IS NULL
+WHERE pr.trusted AND o.held_reason IS NULL
   AND o.observed_at >= (SELECT min(from_at) FROM wanted) AND o.observed_at < (SELECT max(to_at) FROM wanted)
 QUALIFY row_number() OVER (PARTITION BY o.provider, o.offer_key, w.to_at ORDER BY s.seq DESC) = 1
 ORDER BY o.provider, o.offer_key, w.to_at;
