@@ -205,3 +205,55 @@ def test_duckdb_1x_polars_and_pandas_read_the_parquet(parquet):
     assert offers["polars"][1]["observed_at"] == "Datetime(time_unit='us', time_zone='UTC')"
     assert offers["pandas"][1]["observed_at"] == "datetime64[us, UTC]"
     assert got["b200"] == [["2026-10-27", "43.460000"], ["2026-10-30", "43.460000"]]
+
+
+# --- a DuckDB file the analysts' own DuckDB (the 1.5 CLI from PyPI) opens -------------------
+
+def duckdb15() -> str:
+    import shutil
+    import sys
+    exe = Path(sys.executable).parent / "duckdb"
+    found = str(exe) if exe.exists() else shutil.which("duckdb")
+    assert found, "the dev extra installs duckdb-cli (the 1.5 CLI)"
+    return found
+
+
+def cli15(db_file: Path, sql: str) -> str:
+    import subprocess
+    done = subprocess.run([duckdb15(), "-readonly", "-csv", str(db_file), "-c", sql],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_duckdb_copy_opens_in_the_duckdb_15_cli_with_every_view_and_comment(warehouse, tmp_path):
+    import subprocess
+    # the warehouse itself: DuckDB 2's storage, which the 1.5 CLI cannot read
+    plain = subprocess.run([duckdb15(), "-readonly", str(warehouse[0]), "-c", "SELECT 1"],
+                           capture_output=True, text=True, timeout=60)
+    assert plain.returncode != 0 and "version" in (plain.stderr + plain.stdout).lower()
+    r = CliRunner().invoke(app, ["export", "--format", "duckdb", "--out", str(tmp_path / "x"), "--db", str(warehouse[0])])
+    assert r.exit_code == 0, r.output
+    copy = tmp_path / "x" / "pricewatch.duckdb"
+    assert f"duckdb -readonly {copy}" in r.output
+    version = cli15(copy, "SELECT version()")
+    assert "v1.5" in version
+    src = duckdb.connect(str(warehouse[0]), read_only=True)
+    try:
+        views = src.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0]
+        commented = src.execute("SELECT count(*) FROM duckdb_columns() WHERE comment IS NOT NULL").fetchone()[0]
+        offers = src.execute("SELECT count(*) FROM latest_offers").fetchone()[0]
+    finally:
+        src.close()
+    assert views == 16
+    out = cli15(copy, "SELECT (SELECT count(*) FROM duckdb_views() WHERE NOT internal) AS v, "
+                      "(SELECT count(*) FROM duckdb_columns() WHERE comment IS NOT NULL) AS c, "
+                      "(SELECT count(*) FROM latest_offers) AS o, "
+                      "(SELECT count(*) FROM duckdb_functions() WHERE function_type LIKE '%macro%' AND NOT internal) AS m")
+    assert out.splitlines()[1] == f"{views},{commented},{offers},7"
+
+
+def test_the_explore_snapshot_opens_in_the_duckdb_15_cli(warehouse):
+    from pricewatch.cli.explore import take_snapshot
+    snap = take_snapshot(warehouse[0], wait_s=0)
+    assert cli15(snap, "SELECT count(*) FROM cheapest_offer_daily").splitlines()[1].isdigit()

@@ -4,8 +4,8 @@ read-only, without blocking the nightly load.
 DuckDB lets one process write a file, and no reader may hold it while it writes. An IDE session
 stays open for hours, so it does not open the warehouse itself: it opens a snapshot, a copy of
 the file taken while a read-only connection holds it (so no load is half-way through it), moved
-into place atomically (`<warehouse folder>/explore/<name>.snapshot.duckdb`). The nightly load
-waits only for the copy (about a second per 100 MB). `--live` opens the warehouse file itself
+into place atomically (`<warehouse folder>/explore/<name>.snapshot.duckdb`), in DuckDB 1.5's
+storage format so the DuckDB CLI from PyPI opens it too. The nightly load waits only for the copy. `--live` opens the warehouse file itself
 (read-only; a load then waits until the session ends, or spools its run after
 PRICEWATCH_LOAD_WAIT_S). `--print-command` prints the command instead of running it.
 """
@@ -16,13 +16,24 @@ import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
+from pricewatch.export.duckdb_file import write_copy
+
 HARLEQUIN = "harlequin"
 INSTALL_HINT = "pip install -e '.[explore]'"
+
+
+def find_harlequin() -> str | None:
+    """harlequin installed beside this interpreter (the venv's bin/, even when that folder is not
+    on PATH), else on PATH; None when neither has it."""
+    import sys
+    beside = Path(sys.executable).parent / HARLEQUIN
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(HARLEQUIN)
 
 
 def harlequin_argv(db_file: str | os.PathLike, executable: str = HARLEQUIN) -> list[str]:
@@ -36,35 +47,11 @@ def snapshot_path(db_file: str | os.PathLike) -> Path:
 
 
 def take_snapshot(db_file: str | os.PathLike, wait_s: float) -> Path:
-    """A consistent copy of the warehouse for a long read-only session: copied while a read-only
-    connection holds the file (no writer can be in the middle of a load), written beside its
-    final place and moved there in one step. Returns its path."""
-    from warehouse.db import connect
-    db_file = Path(db_file)
-    target = snapshot_path(db_file)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".snapshot-", suffix=".duckdb", dir=target.parent)
-    os.close(fd)
-    try:
-        con = connect(db_file, read_only=True, wait_s=wait_s)
-        try:
-            shutil.copyfile(db_file, tmp)
-            wal = Path(str(db_file) + ".wal")
-            if wal.exists():   # a writer that stopped before its checkpoint: the copy needs it too
-                shutil.copyfile(wal, tmp + ".wal")
-        finally:
-            con.close()
-        if Path(tmp + ".wal").exists():
-            os.replace(tmp + ".wal", str(target) + ".wal")
-        elif Path(str(target) + ".wal").exists():
-            os.remove(str(target) + ".wal")
-        os.replace(tmp, target)
-    except BaseException:
-        for leftover in (tmp, tmp + ".wal"):
-            if os.path.exists(leftover):
-                os.remove(leftover)
-        raise
-    return target
+    """A consistent copy of the warehouse for a long read-only session, in DuckDB 1.5's storage
+    format so the DuckDB CLI from PyPI opens it too (pricewatch/export/duckdb_file.py): read while
+    a read-only connection holds the file (no writer can be in the middle of a load), written
+    beside its final place and moved there in one step. Returns its path."""
+    return write_copy(db_file, snapshot_path(db_file), wait_s=wait_s)
 
 
 def register(app) -> None:
@@ -88,13 +75,13 @@ def register(app) -> None:
         print_command: bool = typer.Option(False, "--print-command", help="print the harlequin command, "
                                                                            "do not run it"),
     ):
-        """Explore the warehouse read-only in harlequin (a terminal SQL IDE; `pip install -e '.[explore]'`).
+        """Explore the warehouse read-only in harlequin (a terminal SQL IDE; pip install -e '.\\[explore]').
 
         Opens a fresh snapshot of the warehouse, so the nightly load is never kept waiting; run it
         again for newer data. Every view and column is documented in the warehouse itself
         (SELECT * FROM duckdb_columns(), or harlequin's catalog)."""
         target = Path(check_db_readable(db))
-        exe = shutil.which(HARLEQUIN)
+        exe = find_harlequin()
         if not live:
             try:
                 target = take_snapshot(target, wait_s=query_wait_s())
