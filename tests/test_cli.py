@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+import duckdb
 import pytest
 
 from tests.conftest import ROOT, clean_env, shipped, shipped_exchanges
@@ -190,3 +191,26 @@ def test_explore_opens_harlequin_read_only_on_a_snapshot(empty_db, monkeypatch):
     assert r.stdout.strip() == f"harlequin --adapter duckdb --read-only {empty_db}"
     r = cli("explore", "--db", str(empty_db))
     assert r.exit_code == 1 and "harlequin is not installed (pip install -e '.[explore]')" in r.stderr
+
+
+def test_query_reads_sql_from_a_file_stdin_and_after_leading_comments(tmp_path):
+    """issue 21 item 9: `query -f FILE`, SQL piped in, and SQL that starts with a -- comment."""
+    import subprocess
+    import sys
+    db = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(db))
+    con.close()
+    exe = [sys.executable, "-m", "pricewatch.cli", "query", "--db", str(db), "--format", "csv"]
+    def run(*args, stdin=None):
+        return subprocess.run(exe + list(args), input=stdin, capture_output=True, text=True, timeout=60)
+    done = run("-- the answer\nSELECT 42 AS answer")
+    assert (done.returncode, done.stdout) == (0, "answer\n42\n"), done.stderr
+    sql = tmp_path / "q.sql"
+    sql.write_text("-- from a file\nSELECT 7 AS seven;\n")
+    assert run("-f", str(sql)).stdout == "seven\n7\n"
+    assert run(stdin="SELECT 3 AS three").stdout == "three\n3\n"
+    assert run("-", stdin="SELECT 4 AS four").stdout == "four\n4\n"
+    both = run("SELECT 1", "-f", str(sql))
+    assert both.returncode == 2 and "not both" in both.stderr
+    empty = run(stdin="")
+    assert empty.returncode == 2 and "empty" in empty.stderr

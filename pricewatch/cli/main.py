@@ -47,9 +47,11 @@ from pricewatch.cli.run import register as _register_run  # noqa: E402
 _register_run(app)
 
 
-@app.command()
+@app.command(context_settings={"ignore_unknown_options": True})   # SQL may start with a -- comment
 def query(
-    sql: str = typer.Argument(..., help="SQL to run (read-only)"),
+    sql: Optional[str] = typer.Argument(None, help="SQL to run (read-only); '-' or none with -f: read it "
+                                        "from standard input / the file"),
+    file: Optional[Path] = typer.Option(None, "--file", "-f", help="read the SQL from this file"),
     db: Optional[Path] = DbOption,
     fmt: str = typer.Option("table", "--format", help="table | csv | json"),
     expanded: bool = typer.Option(False, "--expanded", "-x", help="one block per row (column, value), "
@@ -57,6 +59,9 @@ def query(
     pager: bool = typer.Option(False, "--pager", help="page the output (less)"),
 ):
     """Run SQL against the warehouse, opened read-only; every statement runs and shows its result.
+
+    The SQL is the argument, a file (-f FILE) or standard input ('-', or no argument when
+    something is piped in); it may start with -- comments.
 
     Only reads run: SELECT (WITH, FROM, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN and PRAGMAs that
     read (table_info, ...). The connection is read-only with DuckDB's external access off and
@@ -66,9 +71,10 @@ def query(
     """
     import duckdb
 
-    from pricewatch.cli.query import print_results
+    from pricewatch.cli.query import print_results, sql_text
     if fmt not in ("table", "csv", "json"):
         fail("--format must be table, csv or json")
+    sql = sql_text(sql, file)
     con = open_query_connection(db)
     try:
         why = refused_statement(con, sql)

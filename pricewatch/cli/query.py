@@ -21,6 +21,25 @@ READ_PRAGMAS = {"table_info", "show_tables", "show_tables_expanded", "show_datab
                 "collations", "user_agent", "show"}
 
 
+def sql_text(sql: Optional[str], file: Optional[Path]) -> str:
+    """The SQL to run: the argument, the file of -f, or standard input ('-', or no argument with
+    something piped in). Exactly one source; refuses (exit 2) an empty or missing one."""
+    if file is not None and sql not in (None, ""):
+        fail("give the SQL as an argument or with -f FILE, not both")
+    if file is not None:
+        try:
+            sql = Path(file).read_text(encoding="utf-8")
+        except OSError as exc:
+            fail(f"-f {file}: cannot read it ({exc.strerror or exc})")
+    elif sql == "-" or (sql is None and not sys.stdin.isatty()):
+        sql = sys.stdin.read()
+    if sql is None:
+        fail("no SQL given: pricewatch query 'SELECT ...', -f FILE, or SQL on standard input")
+    if not sql.strip():
+        fail("no SQL statement given (the text is empty)")
+    return sql
+
+
 def open_query_connection(path: Optional[Path]):
     """Read-only, and sandboxed: no file access besides the warehouse itself (no ATTACH of
     another file, no COPY TO, no read_csv('/etc/...'), no INSTALL/LOAD), and the
