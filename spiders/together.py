@@ -26,7 +26,9 @@ public price (e.g. HGX H200 on-demand in Dedicated Inference); the hidden on-dem
 the same three as "—" under "Hourly". So "—" says "no on-demand tier", not "ask for a price".
 One "Contact us" cell spanning the four term columns is one offer whose term is the span of
 the terms it covers ("7-30 days / 31-90 days / 91-180 days / 181+ days"): the page makes no
-per-term distinction there, and four offers would be invented from one cell.
+per-term distinction there, and four offers would be invented from one cell. Any other cell text
+("$3.69/GPU/month", "TBD", "€3.69") is a cell that cannot be read: its offer is held
+(spiders/base.py Parsed.hold, the text kept), the other cells load.
 
 Self-service: a priced cell is self-service, "Contact us" is not (the judgement this spider
 always made; the 2026-08-22 recording gives no reason to change it: it names no minimum and no
@@ -154,7 +156,6 @@ def parse_pricing(text: str, url: str) -> Parsed:
                      + (f" (it says {other.group(0)!r})" if other else ""))
         return parsed
     minimums = _minimums(page.xpath(f"//p[not(ancestor::table)]{IN_SECTION}{VISIBLE}"))
-    unreadable: list[str] = []
     misshapen: list[str] = []
     for table in tables:
         columns = _columns(table, parsed, url)
@@ -179,24 +180,26 @@ def parse_pricing(text: str, url: str) -> Parsed:
                 if not value or value.lower() in NOT_OFFERED:
                     continue  # "—": that tier is not offered (module docstring)
                 priced = parse_price(value) is not None
-                if not priced and (value.startswith("$") or not UNPRICED.search(value)):
-                    unreadable.append(f"{hardware} / {span[0][3]}: {value!r}")
-                    continue
+                # A cell neither a price, "—" nor "Contact us" ("$3.69/GPU/month", "TBD") holds
+                # its offer (spiders/base.py Parsed.hold); the other cells load.
+                unreadable = not priced and (value.startswith("$") or not UNPRICED.search(value))
                 for billing in sorted({col[0] for col in span}):
                     same = [col for col in span if col[0] == billing]
                     terms = [col[2] for col in same if col[2]]
-                    parsed.offer(
+                    fields = dict(
                         gpu_label=hardware, gpu_count=1, billing=billing, tier=same[0][1],
                         reserved_term=" / ".join(terms) or None, currency="USD",
-                        self_service=priced and (minimum is None or minimum <= SELF_SERVICE_MAX_MINIMUM),
+                        self_service=(priced or unreadable) and (minimum is None or minimum <= SELF_SERVICE_MAX_MINIMUM),
                         price_raw=value, price_unit="gpu_hour", availability=None,
                     )
+                    if unreadable:
+                        parsed.hold(f"price cell unreadable: {value!r} (not a price, '—' or 'Contact us'; "
+                                    f"column {span[0][3]!r})", **fields)
+                    else:
+                        parsed.offer(**fields)
     if misshapen:
         parsed.error(f"{url}: GPU Clusters rows that do not fit the header's {len(columns)} columns: "
                      + "; ".join(misshapen[:3]))
-    if unreadable:
-        # The cells first (the provider names the page): a long line is cut at its end.
-        parsed.error("GPU Clusters cell(s) not a price, '—' or 'Contact us': " + "; ".join(unreadable[:3]))
     return parsed
 
 

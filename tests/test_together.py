@@ -195,11 +195,28 @@ def test_reserved_column_without_term_fails():
     assert outcome.status == "failed" and "'Reserved' column" in outcome.error and "term" in outcome.error
 
 
-def test_unreadable_price_cell_fails_naming_it():
+def test_unreadable_price_cell_holds_that_offer_the_others_load():
+    # Issue 20 item 2. H100 row, 7-30 days: <td><div class="opacity-70"><p data-batch=""
+    # class="body-m text-weight-medium">$3.69</p></div></td>, garbled to "$3.69/GPU/month": that
+    # one offer is held (unpriced, the text kept), the provider suspect, the 17 other offers load.
+    real = by_key(run(real_body()))
     body = real_body().replace('text-weight-medium">$3.69</p>', 'text-weight-medium">$3.69/GPU/month</p>')
-    outcome = judged(body)
-    assert outcome.status == "failed"
-    assert "NVIDIA HGX H100" in outcome.error and "$3.69/GPU/month" in outcome.error
+    result = run(body)
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 18 row(s) held" in outcome.error and "'$3.69/GPU/month'" in outcome.error
+    offers = by_key(result)
+    held = offers["1x NVIDIA HGX H100 reserved 7-30 days"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_gpu_hour"]) == (False, "$3.69/GPU/month", None)
+    assert sorted(k for k, o in offers.items() if not o["is_priced"]) == sorted(
+        [k for k, o in real.items() if not o["is_priced"]] + ["1x NVIDIA HGX H100 reserved 7-30 days"])
+    others = {k: o["price_per_gpu_hour"] for k, o in offers.items() if k != "1x NVIDIA HGX H100 reserved 7-30 days"}
+    assert others == {k: o["price_per_gpu_hour"] for k, o in real.items() if k != "1x NVIDIA HGX H100 reserved 7-30 days"}
+    # H100 row: $3.99 | $3.69 | " $3.45" | $3.19 | Contact us
+    assert offers["1x NVIDIA HGX H100 on-demand"]["price_per_gpu_hour"] == 3.99
+    assert offers["1x NVIDIA HGX H100 reserved 31-90 days"]["price_per_gpu_hour"] == 3.45
+    assert offers["1x NVIDIA HGX H100 reserved 91-180 days"]["price_per_gpu_hour"] == 3.19
+    assert len(outcome.offers) == 18
 
 
 def test_replay_of_the_real_capture(crawl):
