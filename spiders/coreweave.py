@@ -20,7 +20,9 @@ column header) and a mobile card (model name again, labeled price spans "On-Dema
   checked); per GPU = / GPU Count. GB200/GB300 NVL72 rows print GPU Count ``4^1`` (footnote 1):
   4 GPUs;
 - "N/A" is a tier the row does not offer (no offer); "Contact sales" is an offer without a
-  public price (unpriced, not self-service); anything else that is not a "$" price is an error;
+  public price (unpriced, not self-service); anything else that is not a "$" price (blank in both
+  copies, "soon", "€68.80") holds that offer (spiders/base.py Parsed.hold, the text kept), the
+  other rows load; copies that disagree, a unit no longer "/ Hour" fail the page;
 - "Inference Single CPU Price" (sic) is another product (serverless inference per GPU): never an
   instance price;
 - rows under "On-demand CPU instances" (AMD Genoa, same markup, its own "REGION:" heading) are
@@ -94,7 +96,12 @@ def parse_pricing(body: str, url: str) -> Parsed:
             if name not in problems[problem]:
                 problems[problem].append(name)
         if not row_problems:
-            parsed.offers += offers
+            for fields in offers:
+                held = fields.pop("_held", None)
+                if held:
+                    parsed.hold(held, **fields)
+                else:
+                    parsed.offer(**fields)
     for problem, names in problems.items():
         shown = ", ".join(repr(n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
         parsed.error(f"{problem} (rows {shown})")
@@ -178,23 +185,25 @@ def _row(row) -> tuple[list[dict], list[str], str]:
         value = values[tier]
         if value.lower() in NOT_OFFERED:
             continue  # "N/A": the row does not offer this tier
-        if not value:
-            problems.append(f"{tier} price is blank in both copies")
-            continue
         priced = bool(PRICE.match(value))
         if priced and tier in per_hour and per_hour[tier] != "/ Hour":
             problems.append(f'{tier} price no longer "/ Hour" (reads {per_hour[tier]!r})')
             continue
-        if not priced and not UNPRICED.search(value):
-            problems.append(f"{tier} price unreadable ({value!r})")
-            continue
-        offers.append(dict(
+        # Neither a "$" price, "N/A" nor "Contact sales" (blank in both copies, "soon", "€68.80"):
+        # the cell cannot be read, the offer is held (spiders/base.py Parsed.hold), the rows load.
+        unreadable = not priced and (not value or not UNPRICED.search(value))
+        fields = dict(
             gpu_label=name, gpu_count=int(count.group(1)),
             vram_gb=float(vram.group(0)) if vram else None,
             billing=tier, tier=tier, region=region, currency="USD",
             # "Contact sales" instead of a number: an offer, unpriced, not self-service.
-            self_service=priced, price_raw=value, price_unit="instance_hour", availability=None,
-        ))
+            self_service=priced or unreadable, price_raw=value or None, price_unit="instance_hour",
+            availability=None,
+        )
+        if unreadable:
+            fields["_held"] = (f"{tier} price cell unreadable: {value!r}" if value
+                               else f"{tier} price cell blank in both copies")
+        offers.append(fields)
     return offers, problems, name
 
 

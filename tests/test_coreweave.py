@@ -202,11 +202,38 @@ def test_model_names_that_disagree_fail():
     assert outcome.status == "failed" and "model name printed two ways" in outcome.error
 
 
-def test_unreadable_price_text_fails_instead_of_an_unpriced_offer():
+def test_unreadable_price_cell_holds_that_offer_the_others_load():
+    # Issue 20 item 2. The first GB200 NVL72 row (North America) prints its on-demand price in both
+    # copies: <div>$42.00</div> and "On-Demand Price: <span class="item-value">$42.00</span> / Hour",
+    # Spot "N/A". Both copies garbled to "$42.0.0": that one offer is held (unpriced, the text kept),
+    # the provider suspect, every other offer loads as on the real page.
+    real = by_key(run())
+    body = BODY.replace('<div>$42.00</div>', '<div>$42.0.0</div>', 1).replace(
+        '<span class="item-value">$42.00</span>', '<span class="item-value">$42.0.0</span>', 1)
+    result = run(body)
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(real)} row(s) held" in outcome.error and "on-demand price cell unreadable: '$42.0.0'" in outcome.error
+    offers = by_key(result)
+    held = offer(offers, "NVIDIA GB200 NVL72", 4, "on-demand", "North America")
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"]) == (False, "$42.0.0", None)
+    assert offers.keys() == real.keys()
+    others = {k: (o["is_priced"], o["price_per_hour"]) for k, o in offers.items() if k != held["offer_key"]}
+    assert others == {k: (o["is_priced"], o["price_per_hour"]) for k, o in real.items() if k != held["offer_key"]}
+    assert sum(o["is_priced"] for o in result.items) == 31   # the real page's 32 prices less the one held
+
+
+def test_unreadable_price_words_hold_the_offer_not_an_unpriced_offer():
+    # "soon" is not "Contact sales": the offer is held with the text, never an ordinary unpriced offer.
     body = BODY.replace('<div>$42.00</div>', '<div>soon</div>').replace(
         '<span class="item-value">$42.00</span>', '<span class="item-value">soon</span>')
-    outcome = judged(body)
-    assert outcome.status == "failed" and "unreadable" in outcome.error and "soon" in outcome.error
+    result = run(body)
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and "2 of" in outcome.error and "'soon'" in outcome.error
+    held = [o for o in result.items if o["price_raw"] == "soon"]
+    assert {(o["gpu_label"], o["region"]) for o in held} == {("NVIDIA GB200 NVL72", "North America"),
+                                                             ("NVIDIA GB200 NVL72", "Europe")}
+    assert not any(o["is_priced"] for o in held)
 
 
 # --- the one real replay through the engine ----------------------------------------------------
