@@ -14,7 +14,8 @@ GPUs ("Small" + ``<div class="product-detail">1 x NVIDIA H100 - 80GB</div>``), s
 - the Commitment cell holds one ``<div id="6_months">`` ... ``<div id="36_months">`` per term of
   the select (only the selected one visible): each is a ``reserved`` offer with that term;
 - "N/A" is a tier the row does not offer (the B200 has no on-demand and no 6-month price): no
-  offer. The B200's headline per-GPU figure is its 36-month price, never an on-demand one;
+  offer. Any other text that is not a "$" price ("TBA", "$1.2.3", a struck-through price alone)
+  holds that offer (spiders/base.py Parsed.hold, the text kept): the other prices load. The B200's headline per-GPU figure is its 36-month price, never an on-demand one;
 - the GPU label is the caption's ("NVIDIA H100 SXM", it carries the form factor), the count and
   VRAM the row's product detail (which must name the same GPU);
 - tables outside the GPU section (RAM Optimized compute instances before it, Object store after
@@ -66,7 +67,12 @@ def parse_pricing(body: str, url: str) -> Parsed:
         for problem in table_problems:
             problems.setdefault(problem, []).append(caption or "?")
         if not table_problems:
-            parsed.offers += offers
+            for fields in offers:
+                held = fields.pop("_held", None)
+                if held:
+                    parsed.hold(held, **fields)
+                else:
+                    parsed.offer(**fields)
     for problem, names in problems.items():
         shown = ", ".join(repr(n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
         parsed.error(f"{problem} (tables {shown})")
@@ -135,7 +141,11 @@ def _table(table, caption: str) -> tuple[list[dict], list[str]]:
             if value.lower() in NOT_OFFERED:
                 continue  # "N/A": this size is not offered on these terms
             if not PRICE.match(value):
-                problems.append(f"{billing} price unreadable ({value!r})")
+                # "TBA", "$1.2.3", a struck-through price alone: this cell cannot be read; its
+                # offer is held (spiders/base.py Parsed.hold, the text kept), the rest loads.
+                offers.append(dict(common, billing=billing, tier=billing, reserved_term=term, sku=None,
+                                   price_raw=value or None,
+                                   _held=f"{billing} price cell unreadable: {value!r}"))
                 continue
             if unit != UNIT:
                 problems.append(f"hourly price no longer {UNIT!r} (reads {unit!r})")

@@ -108,16 +108,29 @@ def test_a_struck_through_old_price_is_never_read():
     assert BODY.count(old) == 1
     body = BODY.replace(old, 'class="price-value"><s>$1.49</s>$1.29<span>per hour</span>')
     assert one(run(body).items, "NVIDIA L40S 48GB", 1, "on-demand")["price_per_hour"] == 1.29
-    # A cell with only the struck price fails by name.
+    # A cell with only the struck price is held by name (issue 20 item 2): that offer, not the page.
     body = BODY.replace(old, 'class="price-value"><s>$1.29</s><span>per hour</span>')
     outcome = judged(body)
-    assert outcome.status == "failed" and "struck through only: $1.29" in outcome.error
+    assert outcome.status == "suspect" and "struck through only: $1.29" in outcome.error
 
 
-def test_placeholder_price_text_fails_instead_of_an_offer():
-    body = BODY.replace("$3.49<span>per hour</span>", "TBA<span>per hour</span>")
-    outcome = judged(body)
-    assert outcome.status == "failed" and "unreadable" in outcome.error and "TBA" in outcome.error
+def test_placeholder_price_text_holds_that_offer_the_others_load():
+    # Issue 20 item 2. H200 SXM "Small" (<div class="product-detail">1 x NVIDIA H200 - 141GB HBM3e</div>),
+    # On-demand: <div id="price-value-hourly" data-option="hourly" class="price-value">$3.49<span>per
+    # hour</span></div>, changed to "TBA": that one offer is held (unpriced, "TBA" kept), the
+    # provider suspect, the 82 other prices load as on the real page.
+    real = run().items
+    result = run(BODY.replace("$3.49<span>per hour</span>", "TBA<span>per hour</span>"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 83 row(s) held" in outcome.error and "on-demand price cell unreadable: 'TBA'" in outcome.error
+    held = one(result.items, "NVIDIA H200 SXM", 1, "on-demand")
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"]) == (False, "TBA", None)
+    others = sorted((o["offer_key"], o["price_per_hour"]) for o in result.items if o is not held)
+    assert others == sorted((o["offer_key"], o["price_per_hour"]) for o in real if o["offer_key"] != held["offer_key"])
+    assert all(o["is_priced"] for o in result.items if o is not held) and len(outcome.offers) == 83
+    # the same row's 6-month price, read off the page: $3.29
+    assert one(result.items, "NVIDIA H200 SXM", 1, "reserved", "6 months")["price_per_hour"] == 3.29
 
 
 @pytest.mark.parametrize("old, new, named", [
