@@ -128,6 +128,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         "claims": claims,
         "alerts": alerts,
         "write_report": write_report,
+        "unspooled": list(warehouse.get("unspooled") or []) + list(stored.unspooled or []),
     }
     logger.info("run %s: %s%s", run["run_id"], run["summary"],
                 "" if loaded else " (already in the warehouse: nothing changed)")

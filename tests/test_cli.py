@@ -214,3 +214,24 @@ def test_query_reads_sql_from_a_file_stdin_and_after_leading_comments(tmp_path):
     assert both.returncode == 2 and "not both" in both.stderr
     empty = run(stdin="")
     assert empty.returncode == 2 and "empty" in empty.stderr
+
+
+def test_reading_commands_wait_for_a_load_and_say_who_holds_the_lock(tmp_path):
+    """issue 21 item 7: alerts (and claims, offers, evidence, report: one open_read_only) wait
+    like query while a writer holds DuckDB's lock, saying once who holds it, then answer."""
+    from warehouse import migrate
+    db = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(db))
+    migrate.migrate(con)
+    con.close()
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('held', flush=True); time.sleep(3)", str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        done = subprocess.run(PRICEWATCH + ["alerts", "--db", str(db)], capture_output=True, text=True,
+                              timeout=60, env=clean_env({**os.environ, "PRICEWATCH_QUERY_WAIT_S": "30"}))
+    finally:
+        holder.wait(timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert f"warehouse {db} is locked by another process" in done.stderr and "waiting up to 30 s" in done.stderr
+    assert done.stderr.count("locked by") == 1

@@ -97,9 +97,12 @@ def lock_error(exc: BaseException, path: str | os.PathLike) -> WarehouseLocked |
                            int(m.group("pid")) if m.group("pid") else None, m.group("user"))
 
 
-def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.0) -> duckdb.DuckDBPyConnection:
+def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.0,
+            on_wait=None) -> duckdb.DuckDBPyConnection:
     """A connection to the warehouse. While another process holds the file's lock it retries for
-    up to wait_s seconds, then raises WarehouseLocked (one line: the file and the holder)."""
+    up to wait_s seconds, then raises WarehouseLocked (one line: the file and the holder).
+    on_wait(locked, wait_s): called once, when the first attempt finds the file locked and the
+    connection is going to wait (a command tells its user who holds the lock)."""
     path = Path(path)
     if read_only and not path.exists():
         raise FileNotFoundError(f"no pricewatch database at {path} (run `pricewatch run` first)")
@@ -116,6 +119,9 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
             if locked is None:
                 raise
             waited = time.monotonic() - start
+            if on_wait is not None and waited < wait_s:
+                on_wait(locked, wait_s)
+                on_wait = None
             if waited >= wait_s:
                 locked.waited_s = waited
                 locked.args = (locked.describe(),)
@@ -127,11 +133,11 @@ def connect(path: str | os.PathLike, read_only: bool = False, wait_s: float = 0.
 
 
 @contextmanager
-def session(path: str | os.PathLike, wait_s: float = 0.0):
+def session(path: str | os.PathLike, wait_s: float = 0.0, on_wait=None):
     """A read-write connection for one step of a run, closed when the step ends (DuckDB allows
     one writer per file: steps never hold the lock longer than they need it). wait_s: how long
     to wait for another process's lock (see connect)."""
-    con = connect(path, wait_s=wait_s)
+    con = connect(path, wait_s=wait_s, on_wait=on_wait)
     try:
         yield con
     finally:

@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from pricewatch.cli.tools import DbOption, cell, check_db_readable, fail, open_read_only
+from pricewatch.cli.tools import DbOption, cell, check_db_readable, fail, open_read_only, say_waiting
 
 app = typer.Typer(help="Alerts: the messages sent, the events they carry, acks and mutes.")
 
@@ -31,7 +31,7 @@ def _writable(db: Optional[Path]):
     from warehouse.migrate import migrate
     path = check_db_readable(db)
     try:
-        with session(path, wait_s=load_wait_s()) as con:
+        with session(path, wait_s=load_wait_s(), on_wait=say_waiting) as con:
             migrate(con)
             yield con
     except WarehouseLocked as exc:

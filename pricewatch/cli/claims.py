@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from pricewatch.cli.tools import DbOption, cell, check_out_dir, fail, say
+from pricewatch.cli.tools import DbOption, cell, check_out_dir, fail, say, say_waiting
 from pricewatch.cli.tools import open_read_only as _open
 
 STATUSES = ("holds", "drifted", "unverifiable")
@@ -65,7 +65,7 @@ def _reevaluate(db: Optional[Path]) -> None:
     from pricewatch.record.config import ConfigError, load_config
     try:
         config = load_config()
-        with session(path, wait_s=load_wait_s()) as con:
+        with session(path, wait_s=load_wait_s(), on_wait=say_waiting) as con:
             result = reevaluate_latest(con)
             # The rule change is told as such (one message per page and rules version).
             alerts = derive_alerts(con, result["run_id"], config) if result else None

@@ -16,7 +16,7 @@ from typing import Optional
 
 import typer
 
-from pricewatch.cli.tools import DbOption, cell, check_db_readable, fail, open_read_only
+from pricewatch.cli.tools import DbOption, cell, check_db_readable, fail, open_read_only, say_waiting
 
 app = typer.Typer(help="Readings the quality gate holds: list them, accept or reject one.")
 
@@ -58,7 +58,7 @@ def _decide(decision: str, offer: str, provider: str, run: str, note: Optional[s
     from warehouse.migrate import migrate
     path = check_db_readable(db)
     try:
-        with session(path, wait_s=load_wait_s()) as con:
+        with session(path, wait_s=load_wait_s(), on_wait=say_waiting) as con:
             migrate(con)
             row = record_decision(con, provider, offer, run, decision, note)
             result = reevaluate_decided(con)

@@ -114,6 +114,15 @@ def run_block(summary: dict, out: Console | None = None) -> None:
     alerts = summary.get("alerts")
     if alerts is not None:
         out.print("  alerts: " + esc(alerts_line(alerts)), soft_wrap=True, highlight=False)
+    # Paths and run ids whole, each on its own line (never cut with the run line).
+    if summary.get("spooled"):
+        out.print("  spooled to: " + esc(str(summary["spooled"]), 2000) + " (loaded by the next run that gets the "
+                  "warehouse, or `pricewatch run` again)", soft_wrap=True, highlight=False)
+    for run_id in summary.get("unspooled") or []:
+        out.print("  " + esc(f"spooled run {run_id} (an earlier night the warehouse was locked) loaded now, "
+                             "its claims and alerts evaluated", 400), soft_wrap=True, highlight=False)
+    if summary.get("report"):
+        out.print("  report: " + esc(str(summary["report"]), 2000), soft_wrap=True, highlight=False)
 
 
 def alerts_line(alerts: dict) -> str:

@@ -143,13 +143,20 @@ def query_wait_s() -> float:
         fail(f"PRICEWATCH_QUERY_WAIT_S={raw!r} is not a number of seconds")
 
 
-def open_read_only(path: Optional[Path], wait_s: float = 0.0):
+def say_waiting(locked, wait_s: float) -> None:
+    """One line on stderr while a command waits for DuckDB's lock: who holds it, how long we wait."""
+    say(f"{locked.describe()}; waiting up to {wait_s:g} s for it", style="yellow", prefix="")
+
+
+def open_read_only(path: Optional[Path], wait_s: float | None = None):
     """The warehouse opened read-only, or exit with the reason (no file yet, a folder, or a
-    writer holds DuckDB's lock for longer than wait_s seconds)."""
+    writer holds DuckDB's lock for longer than wait_s seconds; default PRICEWATCH_QUERY_WAIT_S:
+    every reading command waits for a load as `query` does, saying who holds the lock)."""
     from warehouse.db import connect
     target = check_db_readable(path)
     try:
-        return connect(target, read_only=True, wait_s=wait_s)
+        return connect(target, read_only=True, wait_s=query_wait_s() if wait_s is None else wait_s,
+                       on_wait=say_waiting)
     except Exception as exc:
         fail(f"cannot open {target} read-only: {error_text(exc)}", 1)
 
