@@ -10,7 +10,9 @@ model | On-demand | Current spot and one CMS item ``<div class="pricing_gpu-item
   ``PCIe``, ``NVL72``, or an empty ``w-dyn-bind-empty`` tag, as for L40S and the AMD parts). The
   label is the name plus that tag ("NVIDIA A100 SXM" and "NVIDIA A100 PCIe" are two rows);
 - one ``<div class="pricing-rich">`` cell per price column: ``<p>$3.90/GPU-hr</p>`` is USD per
-  GPU-hour (the unit is checked in every cell: "/hr" alone, "/month" or another currency fails);
+  GPU-hour (the unit is checked in every cell: a "$" amount "/hr" alone or "/month" fails the
+  page; any other text, "TBD", "€3.90/GPU-hr", a struck-through price alone, holds that offer,
+  spiders/base.py Parsed.hold, and the other GPUs load);
 - "Contact sales" in the On-demand column is an offer without a public price (unpriced, not
   self-service); in the Current spot column (every GPU in the recording) there is no spot
   offer at all, so it is no offer: the source fact ``spot_contact_sales`` counts those cells;
@@ -33,6 +35,8 @@ COLUMNS = {"On-demand": "on-demand", "Current spot": "spot"}
 PRICE = re.compile(r"^(\$\d+(?:\.\d+)?)\s*/\s*GPU-hr$")
 VRAM = re.compile(r"^(\d+(?:\.\d+)?)\s*GB$")
 CONTACT = re.compile(r"^contact (sales|us)$", re.I)
+# A $ amount per some other unit ("$34.32/hr", "$3.90/month"): the page changed its unit.
+OTHER_UNIT = re.compile(r"^\$\d+(?:\.\d+)?\s*/\s*\S")
 
 
 def _cls(name: str) -> str:
@@ -65,14 +69,19 @@ def parse_pricing(body: str, url: str) -> Parsed:
         for problem in item_problems:
             problems.setdefault(problem, []).append(name or "?")
         if not item_problems:
-            parsed.offers += offers
+            for fields in offers:
+                held = fields.pop("_held", None)
+                if held:
+                    parsed.hold(held, **fields)
+                else:
+                    parsed.offer(**fields)
             contact_spot += spot_contact
     for problem, names in problems.items():
         shown = ", ".join(repr(n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
         parsed.error(f"{problem} (GPUs {shown})")
     if not parsed.offers and not parsed.errors:
         parsed.error(f'no GPU offer under "{TITLE}"')
-    if contact_spot and not parsed.errors:
+    if contact_spot and not parsed.layout_errors:
         parsed.facts.append(dict(fact="spot_contact_sales", value_num=len(contact_spot),
                                  value_text=", ".join(contact_spot)))
     return parsed
@@ -104,8 +113,13 @@ def _item(item, name: str, columns: list[str]) -> tuple[list[dict], list[str], l
             offers.append(dict(common, self_service=False, price_raw=value))
         elif CONTACT.match(value):
             contact_spot.append(label)   # no public spot market for this GPU: not an offer
-        else:
+        elif OTHER_UNIT.match(value):
             problems.append(f"{billing} cell is not '$X/GPU-hr' or 'Contact sales' ({value!r})")
+        else:
+            # "TBD", "€3.90/GPU-hr", a struck-through price alone: this cell cannot be read; the
+            # offer is held (spiders/base.py Parsed.hold, the text kept), the other GPUs load.
+            offers.append(dict(common, self_service=True, price_raw=value or None,
+                               _held=f"{billing} price cell unreadable: {value!r}"))
     return offers, problems, contact_spot
 
 

@@ -104,8 +104,9 @@ def test_a_unit_switch_to_per_hour_fails():
 def test_struck_through_old_price_is_not_read_and_alone_fails():
     body = BODY.replace("<p>$3.45/GPU-hr</p>", "<p><del>$3.95/GPU-hr</del> $3.45/GPU-hr</p>")
     assert by_label(run(body))["AMD MI300X"]["price_per_gpu_hour"] == 3.45
+    # only the struck price: that offer is held by name (issue 20 item 2), the others load
     outcome = judged(BODY.replace("<p>$3.45/GPU-hr</p>", "<p><del>$3.45/GPU-hr</del></p>"))
-    assert outcome.status == "failed" and "struck through only" in outcome.error
+    assert outcome.status == "suspect" and "struck through only" in outcome.error
 
 
 def test_placeholders_are_never_prices():
@@ -113,9 +114,28 @@ def test_placeholders_are_never_prices():
     body = BODY.replace("<p>$1.50/GPU-hr</p>", "<p>$0.00/GPU-hr</p>")
     l40s = by_label(run(body))["NVIDIA L40S"]
     assert (l40s["is_priced"], l40s["price_per_hour"], l40s["price_text"]) == (False, None, "$0.00")
-    # A word where a price was fails the provider, naming it.
+    # A word where a price was holds that offer, naming it (issue 20 item 2).
     outcome = judged(BODY.replace("<p>$1.50/GPU-hr</p>", "<p>TBD</p>"))
-    assert outcome.status == "failed" and "TBD" in outcome.error
+    assert outcome.status == "suspect" and "TBD" in outcome.error
+
+
+def test_one_unreadable_price_cell_holds_that_offer_the_others_load(result):
+    # Issue 20 item 2. <h4 class="pricing-item-heading">NVIDIA H100</h4> (80GB, HGX), On-demand
+    # <p>$3.90/GPU-hr</p>, changed to "€3.90/GPU-hr" (the page is USD): that one offer is held
+    # (unpriced, the text kept), the provider suspect, the five other prices load as on the page.
+    assert BODY.count("<p>$3.90/GPU-hr</p>") == 1
+    edited = run(BODY.replace("<p>$3.90/GPU-hr</p>", "<p>€3.90/GPU-hr</p>"))
+    outcome = judge.judge_crawl(edited)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(result.items)} row(s) held" in outcome.error
+    assert "on-demand price cell unreadable: '€3.90/GPU-hr'" in outcome.error
+    h100 = by_label(edited)["NVIDIA H100 HGX"]
+    assert (h100["is_priced"], h100["price_raw"], h100["price_per_gpu_hour"], h100["vram_gb"]) == (
+        False, "€3.90/GPU-hr", None, 80)
+    assert {o["gpu_label"]: o["price_per_gpu_hour"] for o in edited.items if o["is_priced"]} == {
+        "NVIDIA H200 HGX": 4.29, "NVIDIA A100 SXM": 2.30, "NVIDIA A100 PCIe": 2.00, "NVIDIA L40S": 1.50,
+        "AMD MI300X": 3.45}
+    assert sorted(o["offer_key"] for o in edited.items) == sorted(o["offer_key"] for o in result.items)
 
 
 @pytest.mark.parametrize("old, new, named", [
