@@ -28,7 +28,9 @@ GPU-hour" are billing spot, tier ``preemptible``. A price printed "from $X" is t
 a configurable offer (L40S: vCPU/RAM ranges) or of a dynamic spot price (footnote "* Spot prices
 are dynamic ..."); it is stored as the number with the tier marked ``(from)``, e.g.
 ``on-demand (from)``. "––" means the row has no such tier (no offer); "Contact us" is an offer
-without a public price (unpriced, not self-service). "NVIDIA L40S with Intel CPU" is GPU label
+without a public price (unpriced, not self-service); any other cell ("€3.85", "TBD") cannot be
+read and holds its offer (spiders/base.py Parsed.hold, the text kept), the other rows load.
+"NVIDIA L40S with Intel CPU" is GPU label
 "NVIDIA L40S", variant "Intel CPU".
 
 Dated columns: ``[<tier>, ]GPU-hour (Effective <date>)`` is a price list that replaces the
@@ -252,7 +254,12 @@ def _table(parsed: Parsed, url: str, title: str, rows: list[list[str]], on: date
                 continue
             price = PRICE.match(printed)
             if not price:
-                parsed.error(f"{where}: cannot read price {printed!r} ({item}, {header[col]})")
+                # "€3.85", "$3.8.5", "TBD": this cell cannot be read; its offer is held
+                # (spiders/base.py Parsed.hold, the text kept), the other cells load.
+                if printed.casefold().startswith("from "):
+                    fields["tier"] = f"{tier} (from)"
+                parsed.hold(f"price cell unreadable: {printed!r} ({header[col]})", **fields,
+                            price_raw=printed, self_service=True)
                 continue
             if price["from"]:
                 fields["tier"] = f"{tier} (from)"

@@ -203,12 +203,31 @@ def test_page_with_embedded_json_and_rendered_rows_is_read_from_the_json_once():
     ("<p>On-demand, GPU-hour</p>", "<p>On-demand, instance-hour</p>", "'On-demand, instance-hour' is not per GPU-hour"),
     ("<p>Spot price, GPU-hour*</p>", "<p>Spot price, hour*</p>", "'Spot price, hour' is not per GPU-hour"),
     ("(Effective October 1, 2026)", "(Effective 1st of October)", "cannot read the date of column"),
-    ("<p>$3.85</p>", "<p>€3.85</p>", "cannot read price '€3.85' (NVIDIA HGX H100, On-demand, GPU-hour)"),
 ])
 def test_sep_layout_changes_fail_naming_the_column(old, new, message):
     outcome = judged(SEP.replace(old, new, 1))
     assert outcome.status == "failed" and outcome.offers == []
     assert "nebius" in outcome.error and message in outcome.error
+
+
+def test_sep_one_unreadable_price_cell_holds_that_offer_the_others_load(sep):
+    # Issue 20 item 2. <p>NVIDIA HGX H100</p> ... <p>$3.85</p> under <p>On-demand, GPU-hour</p>,
+    # changed to "€3.85" (the page is USD): that one offer is held (unpriced, the text kept), the
+    # provider suspect, every other offer of the page loads as recorded.
+    assert SEP.count("<p>$3.85</p>") == 1
+    result = run(SEP.replace("<p>$3.85</p>", "<p>€3.85</p>"), SEP_DAY)
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(sep.items)} row(s) held" in outcome.error
+    assert "price cell unreadable: '€3.85' (On-demand, GPU-hour)" in outcome.error
+    h100 = offer(result, "NVIDIA HGX H100", "on-demand")
+    assert (h100["is_priced"], h100["price_raw"], h100["price_per_gpu_hour"]) == (False, "€3.85", None)
+    assert h100["offer_key"] == offer(sep, "NVIDIA HGX H100", "on-demand")["offer_key"]
+    others = sorted((o["offer_key"], o["is_priced"], o["price_per_gpu_hour"]) for o in result.items if o is not h100)
+    assert others == sorted((o["offer_key"], o["is_priced"], o["price_per_gpu_hour"]) for o in sep.items
+                            if o["offer_key"] != h100["offer_key"])
+    # read off the page: <p>NVIDIA HGX H200</p> ... <p>$4.50</p> on-demand
+    assert offer(result, "NVIDIA HGX H200", "on-demand")["price_per_gpu_hour"] == 4.50
 
 
 def test_renamed_on_demand_column_in_the_json_table_fails():
