@@ -36,9 +36,12 @@ API prints for some hosts (", US" -> "US"). ``verification`` ("verified", "unver
 "deverified") is kept in ``availability``: a deverified machine is still rentable.
 
 Layout errors: an answer that is not ``{"offers": [...]}`` (an error object such as
-``{"success": false, "error": ...}``, ``{"offers": null}``), offers lacking a required field
-(one message per field), offers of another GPU than the one asked for (the ``gpu_name`` filter
-no longer holds). An empty ``offers`` list is an empty book, not an error.
+``{"success": false, "error": ...}``, ``{"offers": null}``), an answer stating a currency other
+than USD, offers lacking a required field (one message per field: a renamed ``dph_total`` is
+missing from every offer), offers of another GPU than the one asked for (the ``gpu_name``
+filter no longer holds). An empty ``offers`` list is an empty book, not an error. One listing
+whose ``dph_total`` is there but not a positive USD amount ("N/A", -1, "€1.38"), or which states
+another currency, is held (spiders/base.py Parsed.hold, the value kept): the others load.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import scrapy
 
-from spiders.base import Parsed, PriceSpider, load_json, stated_currency
+from spiders.base import Parsed, PriceSpider, json_price, load_json, stated_currency
 
 BUNDLES = "https://console.vast.ai/api/v0/bundles/"
 #: (gpu_name, order, limit) of every query; the real 2026-08-22 capture answers exactly these.
@@ -117,9 +120,12 @@ def parse_bundles(text: str, url: str) -> Parsed:
             found = "null" if offers is None else type(offers).__name__
         parsed.error(f"{what}: expected an 'offers' list, found {found}")
         return parsed
+    document_currency = stated_currency(document)
+    if document_currency:
+        parsed.error(f"{what}: the answer states {document_currency} (dph_total is read as USD)")
+        return parsed
     lacking: dict[str, int] = {}
     other_gpu = 0
-    foreign: list[str] = []   # offers stating a currency other than USD (dph_total is read as USD)
     for offer in offers:
         if not isinstance(offer, dict):
             lacking["an object"] = lacking.get("an object", 0) + 1
@@ -127,21 +133,15 @@ def parse_bundles(text: str, url: str) -> Parsed:
         if offer.get("is_bid") is True or offer.get("rentable") is False or offer.get("rented") is True:
             continue  # a bid, or a listing nobody can rent now: not an offer
         missing = [f for f in REQUIRED if offer.get(f) in (None, "")]
-        count, price = _number(offer.get("num_gpus")), _number(offer.get("dph_total"))
+        count = _number(offer.get("num_gpus"))
         if "num_gpus" not in missing and not (count and count >= 1 and count == int(count)):
             missing.append("num_gpus")
-        if "dph_total" not in missing and not (price and price > 0):
-            missing.append("dph_total")
         for f in missing:
             lacking[f] = lacking.get(f, 0) + 1
         if missing:
             continue
         if gpu_name is not None and offer["gpu_name"] != gpu_name:
             other_gpu += 1
-            continue
-        currency = stated_currency(offer) or stated_currency(document)
-        if currency:
-            foreign.append(f"{offer['id']} ({currency})")
             continue
         verification = offer.get("verification")
         common = dict(
@@ -150,15 +150,24 @@ def parse_bundles(text: str, url: str) -> Parsed:
             currency="USD", price_unit="instance_hour",
             availability="rentable" + (f", {verification}" if isinstance(verification, str) else ""),
         )
-        parsed.offer(billing="marketplace", tier="on-demand", price_raw=offer["dph_total"], **common)
+        # One listing's dph_total that is not a positive USD amount ("N/A", -1, "€1.38"), or a
+        # listing stating another currency: that listing is held (spiders/base.py Parsed.hold,
+        # the value kept), the other listings load.
+        currency = stated_currency(offer)
+        raw, why = json_price(offer["dph_total"])
+        if currency or why:
+            parsed.hold(f"dph_total unreadable: {why}" if not currency else
+                        f"listing states {currency} (dph_total is read as USD)",
+                        billing="marketplace", tier="on-demand", price_raw=raw, **common)
+            if currency:
+                continue   # its min_bid is in that currency too
+        else:
+            parsed.offer(billing="marketplace", tier="on-demand", price_raw=raw, **common)
         bid = _number(offer.get("min_bid"))
         if bid and bid > 0:
             parsed.offer(billing="spot", tier="interruptible", price_raw=offer["min_bid"], **common)
     for field_name, n in lacking.items():
         parsed.error(f"{what}: {n} of {len(offers)} offers lack a valid {field_name}")
-    if foreign:
-        parsed.error(f"{what}: {len(foreign)} of {len(offers)} offers state a currency other than USD "
-                     f"(dph_total is read as USD): {', '.join(foreign[:3])}")
     if other_gpu:
         parsed.error(f"{what}: {other_gpu} of {len(offers)} offers are not {gpu_name!r} "
                      f"(the gpu_name filter no longer holds)")

@@ -203,6 +203,30 @@ def test_renamed_price_field_fails_naming_it_once():
     assert outcome.error == "vastai: layout changed: bundles 'H100 SXM' asc limit 8: 8 of 8 offers lack a valid dph_total"
 
 
+def test_one_unreadable_dph_total_holds_that_listing_the_others_load():
+    # Issue 20 item 2. h100_sxm_asc.json, first offer: "id": 48285735, "dph_total": 1.3867407407407408,
+    # "min_bid": 0.39999999999999997; dph_total garbled to "$1.3.8": that listing's marketplace offer is
+    # held (unpriced, the text kept), the provider suspect; its bid floor and the 7 other listings
+    # (and their bids) load as recorded.
+    real = run_parsed("vastai", parse_bundles(body("h100_sxm_asc.json"), H100_ASC))
+    text = body("h100_sxm_asc.json")
+    assert text.count('"dph_total": 1.3867407407407408') == 1
+    result = run_parsed("vastai", parse_bundles(text.replace('"dph_total": 1.3867407407407408', '"dph_total": "$1.3.8"'),
+                                                H100_ASC))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 16 row(s) held" in outcome.error and "dph_total unreadable" in outcome.error and "'$1.3.8'" in outcome.error
+    held = offer(result, "48285735")
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"]) == (False, "$1.3.8", None)
+    assert offer(result, "48285735", "spot")["price_per_hour"] == 0.39999999999999997
+    # the second listing, read off the answer: "id": 48317589, "dph_total": 1.492888888888889
+    assert offer(result, "48317589")["price_per_hour"] == 1.492888888888889
+    others = sorted((i["offer_key"], i["price_per_hour"]) for i in result.items if i is not held)
+    assert others == sorted((i["offer_key"], i["price_per_hour"]) for i in real.items
+                            if i["offer_key"] != held["offer_key"])
+    assert all(i["is_priced"] for i in result.items if i is not held)
+
+
 def test_answer_of_another_gpu_fails_the_query():
     # The H200 NVL answer served for the H100 SXM query: the gpu_name filter no longer holds.
     outcome = judged(body("h200_nvl_asc.json"), H100_ASC)
