@@ -12,7 +12,9 @@ text holds one JSON object per instance type (escaped as ``\\"`` in the HTML)::
 (the same item shape as the API ``GET /v1/instances/types``, for which no real recording exists).
 
 * ``hourly_price`` is an integer in US CENTS per instance-hour (``num_gpus`` GPUs): a price that
-  is not whole cents is a layout error, not a dollar figure guessed at.
+  is not whole cents is a layout error, not a dollar figure guessed at. One object whose price is
+  not a number ("N/A", "$53.52", -1), or which states another currency, is held
+  (spiders/base.py Parsed.hold, the value kept); the other objects load.
 * ``cloud`` is the cloud Shadeform re-publishes: the offer's tier, and with the instance type
   its sku (``<cloud>:<shade_instance_type>``), so an 8x B200 of Lambda bought through Shadeform
   never looks like Lambda's own offer. Every offer is ``is_aggregator`` (never "a provider" of
@@ -112,17 +114,18 @@ def parse_homepage(text: str, url: str) -> Parsed:
         if count == 0:
             continue  # CPU-only instance
         cents = blob["hourly_price"]
+        # One object's price that is not a number of cents ("N/A", "$53.52", -1), or an object
+        # stating another currency: that offer is held (spiders/base.py Parsed.hold, the value
+        # kept), the other objects load. A number that is not whole cents is a unit change.
+        held = None
         if isinstance(cents, bool) or not isinstance(cents, (int, float)) or cents < 0:
-            bad.setdefault("hourly_price is not a number of cents", []).append(sku)
-            continue
-        if cents != int(cents):
+            held = f"hourly_price unreadable: {cents!r} is not a number of cents"
+        elif cents != int(cents):
             bad.setdefault("hourly_price is not whole cents (unit changed?)", []).append(f"{sku}={cents}")
             continue
         foreign = stated_currency(blob)
         if foreign:
-            bad.setdefault("instance object(s) state a currency other than USD (hourly_price is read as US cents)",
-                           []).append(f"{sku} {foreign}")
-            continue
+            held = f"instance object states {foreign} (hourly_price is read as US cents)"
         regions = blob.get("availability")
         if regions is None:
             regions = []
@@ -135,9 +138,11 @@ def parse_homepage(text: str, url: str) -> Parsed:
             vram_gb=vram if isinstance(vram, (int, float)) and not isinstance(vram, bool) and vram > 0 else None,
             form_factor=_form_factor(str(blob["shade_instance_type"])),
             billing="on-demand", tier=str(blob["cloud"]), currency="USD",
-            price_raw=Decimal(int(cents)) / 100 if cents else "hourly_price 0",
+            price_raw=(cents if held else Decimal(int(cents)) / 100 if cents else "hourly_price 0"),
             price_unit="instance_hour", availability=_availability(regions), is_aggregator=True,
         )
+        if held:
+            offer["_held"] = held
         first = offers.setdefault(sku, offer)
         if first is not offer:  # printed again: one offer, if the copies agree
             differ = [k for k in offer if k != "availability" and offer[k] != first[k]]
@@ -158,7 +163,11 @@ def parse_homepage(text: str, url: str) -> Parsed:
         parsed.error(f"{url}: {sku} is listed twice with different {'; '.join(dict.fromkeys(differences))}")
     for sku, offer in offers.items():
         if sku not in conflicts:
-            parsed.offer(**offer)
+            held = offer.pop("_held", None)
+            if held:
+                parsed.hold(held, **offer)
+            else:
+                parsed.offer(**offer)
     return parsed
 
 

@@ -166,6 +166,26 @@ def test_price_in_dollars_instead_of_cents_fails():
     assert "1 hourly_price is not whole cents (unit changed?) (lambdalabs:B200_sxm6x8=53.52)" in outcome.error
 
 
+def test_one_unreadable_price_holds_that_offer_the_others_load(real):
+    # Issue 20 item 2. lambdalabs B200_sxm6x8: '"num_gpus":8,"gpu_type":"B200",…"hourly_price":5352'
+    # (SOURCE.md "8× 5352 → 6.69"), changed to the string "N/A": that one offer is held (unpriced, the
+    # text kept), the provider suspect, the 98 other offers load as recorded.
+    assert BODY.count('\\"hourly_price\\":5352,') == 1
+    result = run(BODY.replace('\\"hourly_price\\":5352,', '\\"hourly_price\\":\\"N/A\\",'))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 99 row(s) held" in outcome.error and "hourly_price unreadable: 'N/A'" in outcome.error
+    offers = by_sku(result)
+    held = offers["lambdalabs:B200_sxm6x8"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"], held["gpu_count"]) == (False, "N/A", None, 8)
+    # the 4x of the same cloud, read off the page: "4× 2716 → 6.79"
+    assert offers["lambdalabs:B200_sxm6x4"]["price_per_hour"] == 27.16
+    reference = by_sku(real)
+    assert {k: o["price_per_hour"] for k, o in offers.items() if k != "lambdalabs:B200_sxm6x8"} == \
+        {k: o["price_per_hour"] for k, o in reference.items() if k != "lambdalabs:B200_sxm6x8"}
+    assert all(o["is_priced"] for k, o in offers.items() if k != "lambdalabs:B200_sxm6x8")
+
+
 def test_gpu_count_that_reads_two_ways_fails():
     beside = '\\"vcpus\\":208,\\"num_gpus\\":8,\\"gpu_type\\":\\"B200\\",\\"interconnect\\":\\"sxm6\\",\\"nvlink\\":false,\\"hourly_price\\":5352'
     assert BODY.count(beside) == 1
