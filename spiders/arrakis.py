@@ -10,7 +10,9 @@ Page format (the parser accepts exactly this; anything else is a layout error):
   marketplace/cheapest listing``), VRAM per GPU, GPUs listed, the cheapest listing's price per
   GPU-hour;
 * a GPU with no listing shows ``0`` and ``—``: no offer exists then (a price with 0 listed,
-  or ``—`` with GPUs listed, is a layout error);
+  or ``—`` with GPUs listed, is a layout error); a listed GPU whose price cell is neither
+  (``要問合せ``, ``€1.65``, a struck-through price alone) is held (spiders/base.py Parsed.hold,
+  the text kept) and the other rows load;
 * the paragraph ``YYYY年M月D日 HH:MM UTC 時点で、<m> 台のマシンに <g> 基の GPU が掲載されています。``
   gives the facts ``listed_machines``, ``listed_gpus`` and ``listed_at`` (optional: when it is
   missing, the facts are not recorded, which is logged, and the claims that need them become
@@ -41,7 +43,8 @@ LISTED = re.compile(r"^(\d{4})年(\d{1,2})月(\d{1,2})日 (\d{1,2}):(\d{2}) UTC 
 
 
 def _row(row, problems: dict[str, list[str]]) -> dict | None:
-    """The offer of one table row; None for a GPU with no listing or after recording a problem."""
+    """The offer of one table row (with ``_held``, why its price cell cannot be read, when it
+    cannot); None for a GPU with no listing or after recording a problem."""
     gpu, vram, listed, price = row
     name = gpu.text or "(empty)"
     link = GPU_LINK.match(gpu.href or "")
@@ -61,15 +64,21 @@ def _row(row, problems: dict[str, list[str]]) -> dict | None:
         if count:
             problems.setdefault(f"no price ('{NO_LISTING}') with GPUs listed", []).append(f"{name} ({count})")
         return None
-    if mdpage.usd(price.text) is None:
+    readable = mdpage.usd(price.text) is not None
+    if not readable and count == 0:
         problems.setdefault("unparseable price (expected '$<amount>' or '—')", []).append(f"{name} {price.text!r}")
         return None
     if count == 0:
         problems.setdefault("a price with 0 GPUs listed", []).append(f"{name} {price.text!r}")
         return None
-    return dict(sku=link.group(1), gpu_label=gpu.text, gpu_count=1, vram_gb=float(m_vram.group(1)),
-                billing="marketplace", tier="cheapest listing", self_service=True, currency="USD",
-                price_raw=price.text, price_unit="gpu_hour", availability=f"{count} GPUs listed")
+    offer = dict(sku=link.group(1), gpu_label=gpu.text, gpu_count=1, vram_gb=float(m_vram.group(1)),
+                 billing="marketplace", tier="cheapest listing", self_service=True, currency="USD",
+                 price_raw=price.text or None, price_unit="gpu_hour", availability=f"{count} GPUs listed")
+    if not readable:
+        # "要問合せ", "€1.65", a struck price alone: this row's price cannot be read; it is held
+        # (spiders/base.py Parsed.hold, the text kept), the other rows load.
+        offer["_held"] = f"price cell unreadable: {price.text!r} (expected '$<amount>' or '—')"
+    return offer
 
 
 def parse_page(text: str, url: str) -> Parsed:
@@ -95,7 +104,9 @@ def parse_page(text: str, url: str) -> Parsed:
     problems: dict[str, list[str]] = {}  # problem -> rows (one message per distinct problem)
     for row in table.rows:
         offer = _row(row, problems)
-        if offer is not None:
+        if offer is not None and "_held" in offer:
+            parsed.hold(offer.pop("_held"), **offer)
+        elif offer is not None:
             parsed.offer(**offer)
     for problem, rows in problems.items():  # the problem first: a long message is cut at its end
         more = f" (+{len(rows) - 1} more)" if len(rows) > 1 else ""

@@ -10,7 +10,10 @@ Page format (the parser accepts exactly this; anything else is a layout error):
   GPU-hour: the last column is the page's unit statement), one row per block:
   ``| 10 時間 | 10 | $9.20 | $0.92 |``;
 * every row of a GPU's table carries the same price per GPU-hour: that is the offer
-  (billing on-demand, unit gpu_hour, one GPU; an instance of n GPUs costs n times it).
+  (billing on-demand, unit gpu_hour, one GPU; an instance of n GPUs costs n times it). A block
+  whose price or per-GPU-hour cell is not a "$" amount ("€0.82", "お問い合わせ", a struck-through
+  price alone) holds that GPU's offer (spiders/base.py Parsed.hold, the cell's text kept); the
+  other GPUs load.
   ``sku`` is the GPU name's slug (``a100-80gb``), so the offer key reads ``1x a100-80gb on-demand``.
 
 Facts outside the tables (each optional; a missing one is logged and the claims that need it
@@ -40,8 +43,10 @@ DATED = re.compile(r"^価格更新日：(\d{4}-\d{2}-\d{2})$")
 
 
 def _price_table(table, gpu: str, problems: dict[str, list[str]]):
-    """(rate, block hours, every block = hours × rate) of one GPU's table, or None after
-    recording the problem under the GPU's name."""
+    """(rate, block hours, every block = hours × rate, unreadable) of one GPU's table, or None
+    after recording the problem under the GPU's name. ``unreadable``: (the cell's text, why)
+    when a block's price or per-GPU-hour cell is not a "$" amount (the offer is then held),
+    else None."""
     if table.header != HEADER:
         if len(table.header) == len(HEADER) and table.header[:-1] == HEADER[:-1]:
             problem = (f"table header: price column {table.header[-1]!r} is not {UNIT_COLUMN!r} "
@@ -57,22 +62,31 @@ def _price_table(table, gpu: str, problems: dict[str, list[str]]):
     if not table.rows:
         problems.setdefault("price table has no rows", []).append(repr(gpu))
         return None
-    rates, hours, consistent = set(), [], True
+    rates, hours, consistent, unreadable = set(), [], True, None
     for row in table.rows:
         label, gpu_hours, price, per_hour = (c.text for c in row)
         rate, total = mdpage.usd(per_hour), mdpage.usd(price)
-        if not BLOCK.match(label) or not gpu_hours.isdigit() or rate is None or total is None:
+        if not BLOCK.match(label) or not gpu_hours.isdigit():
             problems.setdefault("unreadable row (expected '<n> 時間 | <n> | $<price> | $<per GPU-hour>')",
                                 []).append(f"{gpu!r} {[c.text for c in row]}")
             return None
+        if rate is None or total is None:
+            # The block is readable, its price is not ("€0.82", "お問い合わせ", a struck price
+            # alone): the GPU's offer is held, the other GPUs load.
+            if unreadable is None:
+                text = per_hour if rate is None else price
+                unreadable = (text, f"price cell unreadable: {text!r} (block {label!r}, "
+                                    f"expected '$<price> | $<per GPU-hour>')")
+            hours.append(int(gpu_hours))
+            continue
         rates.add(Decimal(rate))
         hours.append(int(gpu_hours))
         consistent = consistent and Decimal(total) == Decimal(rate) * int(gpu_hours)
-    if len(rates) != 1:
+    if len(rates) > 1:
         problems.setdefault("blocks carry different prices per GPU-hour (which one is the offer?)", []).append(
             f"{gpu!r} {sorted(map(str, rates))}")
         return None
-    return rates.pop(), hours, consistent
+    return (rates.pop() if rates else None), hours, consistent, unreadable
 
 
 PER_HOST = re.compile(r"GPU\s*数はホストにより\s*(\d+)\s*[〜~～-]\s*(\d+)\s*基")
@@ -96,19 +110,25 @@ def parse_page(text: str, url: str) -> Parsed:
         read = _price_table(tables[0], gpu, problems)
         if read is None:
             continue
-        rate, hours, consistent = read
+        rate, hours, consistent, unreadable = read
         vram = [float(m.group(1)) for b in body if b.kind == "paragraph" and (m := VRAM.match(b.text))]
         if len(set(vram)) > 1:
             problems.setdefault("several different 'VRAM：<n> GB' lines", []).append(repr(gpu))
             continue
         block_sets.append(hours)
-        same_rate = same_rate and consistent
+        # A held GPU's blocks cannot be checked: whether every block costs hours × rate is then
+        # not known, and the fact is not recorded (its claims become unverifiable).
+        same_rate = None if same_rate is None or unreadable else same_rate and consistent
         offer = dict(sku=mdpage.slug(gpu), gpu_label=gpu, gpu_count=1, billing="on-demand", tier="on-demand",
-                     self_service=True, currency="USD", price_raw=f"${rate}", price_unit="gpu_hour",
+                     self_service=True, currency="USD",
+                     price_raw=unreadable[0] if unreadable else f"${rate}", price_unit="gpu_hour",
                      availability=None)
         if vram:
             offer["vram_gb"] = vram[0]
-        parsed.offer(**offer)
+        if unreadable:
+            parsed.hold(unreadable[1], **offer)
+        else:
+            parsed.offer(**offer)
     for problem, where in problems.items():  # the problem first: a long message is cut at its end
         more = f" (+{len(where) - 1} more)" if len(where) > 1 else ""
         parsed.error(f"{problem}: section {where[0]}{more}")
@@ -116,12 +136,15 @@ def parse_page(text: str, url: str) -> Parsed:
     return parsed
 
 
-def _facts(parsed: Parsed, url: str, blocks, block_sets, same_rate: bool) -> None:
+def _facts(parsed: Parsed, url: str, blocks, block_sets, same_rate: bool | None) -> None:
     if block_sets:
         hours = sorted({h for s in block_sets for h in s})
         parsed.facts.append(dict(fact="block_hours", value_text=", ".join(map(str, hours))))
         uniform = all(sorted(s) == hours for s in block_sets)
-        parsed.facts.append(dict(fact="blocks_same_rate", value_num=float(same_rate and uniform)))
+        if same_rate is not None:
+            parsed.facts.append(dict(fact="blocks_same_rate", value_num=float(same_rate and uniform)))
+        else:
+            log.warning("%s: a GPU's price was held: 'blocks_same_rate' is not recorded", url)
     found = set()
     for b in blocks:
         if b.kind != "paragraph":

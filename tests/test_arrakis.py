@@ -110,7 +110,7 @@ def test_listing_counts_are_facts():
      "table header: price column '最安値（1 時間あたり）' is not '最安値（GPU 1 時間あたり）'"),
     ("| [H100](/ja/gpus/h100.html.md) | 80 GB | 72 | $1.65 |", "| [H100](/ja/gpus/h100.html.md) | 80 GB | $1.65 |",
      "rows with a missing or extra column: line 17: 3 cells, header has 4"),
-    ("| 72 | $1.65 |", "| 72 | 要問合せ |", "unparseable price (expected '$<amount>' or '—'): row H100 '要問合せ'"),
+    ("| 24 GB | 0 | — |", "| 24 GB | 0 | 要問合せ |", "unparseable price (expected '$<amount>' or '—'): row RTX A5000 '要問合せ'"),
     # A dash means "no listing": with GPUs listed it is a contradiction, not a free GPU.
     ("| 288 GB | 16 | $4.60 |", "| 288 GB | 16 | — |", "no price ('—') with GPUs listed: row B300 (16)"),
     ("| 24 GB | 0 | — |", "| 24 GB | 0 | $0.30 |", "a price with 0 GPUs listed: row RTX A5000 '$0.30'"),
@@ -124,6 +124,24 @@ def test_layout_changes_fail_naming_what_is_wrong(old, new, expected):
     outcome = judged(variant(old, new))
     assert outcome.status == "failed" and outcome.offers == []
     assert outcome.error.startswith("arrakis: layout changed: ") and expected in outcome.error
+
+
+def test_one_unreadable_price_cell_holds_that_row_the_others_load():
+    # Issue 20 item 2. "| [H100](/ja/gpus/h100.html.md) | 80 GB | 72 | $1.65 |", the price changed to
+    # "要問合せ" (not '$<amount>' or '—'): the H100 offer is held (unpriced, the text kept), the
+    # provider suspect, the 11 other GPUs load at the prices of the page (EXPECTED).
+    result = run(variant("| 72 | $1.65 |", "| 72 | 要問合せ |"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 12 row(s) held" in outcome.error and "price cell unreadable: '要問合せ'" in outcome.error
+    offers = by_key(result)
+    assert set(offers) == set(EXPECTED)
+    h100 = offers[f"1x h100 80GB {TIER}"]
+    assert (h100["is_priced"], h100["price_raw"], h100["price_per_gpu_hour"], h100["availability"]) == (
+        False, "要問合せ", None, "72 GPUs listed")
+    for key, (label, vram, listed, price) in EXPECTED.items():
+        if label != "H100":
+            assert (offers[key]["is_priced"], offers[key]["price_per_gpu_hour"]) == (True, price)
 
 
 def test_one_problem_in_many_rows_is_one_message():

@@ -93,8 +93,8 @@ def test_blocks_top_up_and_date_are_facts():
     # A row with a column missing.
     ("| 24 時間 | 24 | $22.08 | $0.92 |", "| 24 時間 | 24 | $0.92 |", 1,
      "price table rows with a missing or extra column: section 'A100 80GB' (line 29: 3 cells, header has 4)"),
-    # A price that is not a number.
-    ("| 10 時間 | 10 | $46.10 | $4.61 |", "| 10 時間 | 10 | $46.10 | お問い合わせ |", 1, "unreadable row"),
+    # A block that is not '<n> 時間'.
+    ("| 10 時間 | 10 | $46.10 | $4.61 |", "| 10 日 | 10 | $46.10 | $4.61 |", 1, "unreadable row"),
     # Two rates in one GPU's table: which one is the offer?
     ("| 720 時間 | 720 | $590.40 | $0.82 |", "| 720 時間 | 720 | $568.80 | $0.79 |", 1,
      "blocks carry different prices per GPU-hour (which one is the offer?): section 'L40S' ['0.79', '0.82']"),
@@ -109,6 +109,26 @@ def test_layout_changes_fail_naming_what_is_wrong(old, new, count, expected):
     outcome = judged(variant(old, new, count=count))
     assert outcome.status == "failed" and outcome.offers == []
     assert outcome.error.startswith("gpuwithcrypto: layout changed: ") and expected in outcome.error
+
+
+def test_one_unreadable_price_cell_holds_that_gpu_the_others_load():
+    # Issue 20 item 2. "## B200" "VRAM：180 GB" "| 10 時間 | 10 | $46.10 | $4.61 |": the per-GPU-hour
+    # cell changed to "お問い合わせ" (not a price): the B200 offer is held (unpriced, the text kept),
+    # the provider suspect, the four other GPUs load at the prices of the page (EXPECTED).
+    result = run(variant("| 10 時間 | 10 | $46.10 | $4.61 |", "| 10 時間 | 10 | $46.10 | お問い合わせ |"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 5 row(s) held" in outcome.error and "price cell unreadable: 'お問い合わせ'" in outcome.error
+    offers = by_key(result)
+    assert set(offers) == set(EXPECTED)
+    b200 = offers["1x b200 180GB on-demand"]
+    assert (b200["is_priced"], b200["price_raw"], b200["price_per_gpu_hour"]) == (False, "お問い合わせ", None)
+    for key, (label, vram, price) in EXPECTED.items():
+        if key != "1x b200 180GB on-demand":
+            assert (offers[key]["is_priced"], offers[key]["price_per_gpu_hour"]) == (True, price)
+    # the B200's blocks cannot be checked: whether every block is hours × rate is not recorded
+    facts = {f["fact"] for f in result.facts}
+    assert "blocks_same_rate" not in facts and "block_hours" in facts
 
 
 def test_one_problem_in_every_section_is_one_message():
