@@ -120,11 +120,14 @@ def test_a_price_change_is_one_digest_naming_the_page_sentences_why_and_evidence
     claims = {c["claim_id"]: c for c in f["claims"]}
     a100 = claims["g-cite-thunder-a100"]
     assert (a100["published"], a100["was"], a100["now"]) == ("$1.09", "$1.09", "$1.05")
-    assert a100["direction"] == "claim now false" and a100["says_ja"] == "A100 80GB 1基はThunder Computeで1時間1.09ドルでした。"
+    # a price the page quotes moved: the sentence is updated (regenerated), not "false"
+    assert a100["direction"] == "updated" and a100["what"] == "updated: $1.09 → $1.05 (cheaper by 3.7%)"
+    assert a100["says_ja"] == "A100 80GB 1基はThunder Computeで1時間1.09ドルでした。"
     assert a100["sentence"] == "A100 80GB 1基はThunder Computeで1時間1.05ドルでした。"   # the page's sentence, regenerated
     assert claims["g-cite-massed-b200x8"]["now"] == "$43.20"       # Lambda's 8 x $5.40
     ratio = claims["g-ratio-full-vs-qlora"]                         # 43.20 / 1.05 = 41.1
-    assert (ratio["published"], ratio["now"], ratio["direction"]) == ("40×", "41×", "claim now false")
+    assert (ratio["published"], ratio["now"], ratio["direction"]) == ("40×", "41×", "updated")
+    assert ratio["what"].startswith("updated: 40× → 41× (up ")
     moves = {m["provider"]: m for m in f["moves"]}
     thunder = moves["thunder_compute"]
     assert (thunder["offer_key"], thunder["old"], thunder["new"], thunder["percent"]) == (A100, 1.09, 1.05, -3.67)
@@ -136,11 +139,16 @@ def test_a_price_change_is_one_digest_naming_the_page_sentences_why_and_evidence
         ("undercut", LAMBDA_B200, 43.46, 43.2, -0.6)
     body = p["message"]            # Markdown (a webhook's program may render it)
     assert "$1.09/h → **$1.05/h** (-3.67%, cheaper), seen 2026-11-05 02:00 UTC" in body
+    # each sentence says in words what happened to it; the title counts sentences
+    assert "**updated: $1.09 → $1.05 \\(cheaper by 3.7%\\)** `g-cite-thunder-a100`" in body   # Markdown-escaped
+    n = len(f["claims"])
+    assert p["title"] == f"{PAGE1_TITLE}: {n} sentence(s): {f['counts_line']}" and "claim now false" not in body
+    assert f["counts_line"].startswith(f"{f['updated']} updated") and f["updated"] >= 3
     assert f"`pricewatch evidence '{A100}' --provider thunder_compute --run {got['11-05'][0]}`" in body
     # The page's URL: a placeholder in rules/<page>/page.yaml until the editor sets it, said so.
     assert f["page"]["url"].startswith("https://gpuwithcrypto.com/") and f["page"]["url_is_placeholder"]
     assert "a placeholder: set url in `rules/gpuwithcrypto-llama-70b-finetuning/page.yaml`" in body
-    assert p["type"] == "warning"                                  # a claim of the page is now false
+    assert p["type"] == "warning"                                  # the published page reads wrong
 
 
 def test_a_same_day_rerun_sends_nothing(history):
@@ -153,9 +161,10 @@ def test_a_revert_is_one_digest_saying_true_again_and_is_no_warning(history):
     (msg,) = got["11-06"][1]
     f = fields(msg)
     claims = {c["claim_id"]: c for c in f["claims"]}
-    assert claims["g-cite-thunder-a100"]["direction"] == "claim true again"
+    assert claims["g-cite-thunder-a100"]["direction"] == "true again"
+    assert claims["g-cite-thunder-a100"]["what"] == "true again: reads the published $1.09 again (was $1.05)"
     assert (claims["g-cite-thunder-a100"]["was"], claims["g-cite-thunder-a100"]["now"]) == ("$1.05", "$1.09")
-    assert {c["direction"] for c in f["claims"]} == {"claim true again"}
+    assert {c["direction"] for c in f["claims"]} == {"true again"}
     assert {c["claim_id"] for c in f["claims"]} >= {"g-cite-thunder-a100", "g-cite-massed-b200x8",
                                                    "g-ratio-full-vs-qlora"}
     moves = {m["provider"]: m for m in f["moves"]}

@@ -34,7 +34,15 @@ from pricewatch.alerts.store import _dumps, _rows, sql
 from pricewatch.record.config import AlertConfig
 
 PRICE_KINDS = ("price_changed", "undercut", "offer_disappeared")
-NOW_FALSE, TRUE_AGAIN, UNCHECKABLE = "claim now false", "claim true again", "cannot be checked"
+# What happened to a sentence, in the editor's words (issue 21): its number moved and the page
+# regenerated it (updated), a relation it states no longer holds (now false), it reads as
+# published again (true again), it cannot be checked (no longer checked), or it can again.
+UPDATED, NOW_FALSE, TRUE_AGAIN, UNCHECKABLE, CHECKED_AGAIN = (
+    "updated", "now false", "true again", "no longer checked", "checked again")
+#: Claim kinds that state a relation (true or false), not a number: drifted means "now false".
+RELATION_KINDS = {"fits", "same", "less"}
+#: Claim kinds whose value is a price: a move is cheaper / dearer.
+PRICE_KINDS_OF_CLAIMS = {"own_price", "config_price", "run_cost", "cited_offer", "cheapest_offer", "from_price"}
 
 
 def compose_messages(con, run: _Run, cfg: AlertConfig) -> int:
@@ -161,26 +169,70 @@ def _page_digest(con, run: _Run, cfg: AlertConfig, page_id: str, evs: list[dict]
                 and s["before_text"] == s["now_text"]):
             same += 1
             continue
+        if not was:   # never blank: the last text it had, else the published one
+            was = s["published_text"]
+        direction = _direction(before, s["now_status"], s["kind"])
+        now = s["now_text"] if s["now_text"] is not None else "-"
         claims.append({"claim_id": s["claim_id"], "says": s["says_en"], "says_ja": s["says_ja"],
                        "sentence": sentence(s["claim_id"]), "published": s["published_text"], "was": was,
-                       "now": s["now_text"] if s["now_text"] is not None else "-", "status_before": before,
-                       "status": s["now_status"], "direction": _direction(before, s["now_status"], mine),
-                       "reason": s["reason"], "moved": [m["alert_id"] for m in mine],
-                       "evidence_command": evidence_command(s["claim_id"])})
+                       "now": now, "status_before": before, "status": s["now_status"], "direction": direction,
+                       "what": _what(direction, s, was, now), "reason": s["reason"],
+                       "moved": [m["alert_id"] for m in mine], "evidence_command": evidence_command(s["claim_id"])})
     directions = {c["direction"] for c in claims} | {m["direction"] for m in moves}
-    notify_type = ("warning" if directions & {NOW_FALSE, UNCHECKABLE, "gone"} or held else
-                   "success" if claims and directions <= {TRUE_AGAIN, "cheaper", "dearer", "priced again"}
+    # warning: the published page reads wrong (a number moved, a relation is false, a sentence
+    # cannot be checked, a cited offer is gone) or a reading waits for a person
+    notify_type = ("warning" if directions & {UPDATED, NOW_FALSE, UNCHECKABLE, "gone"} or held else
+                   "success" if claims and directions <= {TRUE_AGAIN, CHECKED_AGAIN, "cheaper", "dearer", "priced again"}
                    and TRUE_AGAIN in directions else "info")
+    counts = {d: sum(c["direction"] == d for c in claims) for d in (UPDATED, NOW_FALSE, TRUE_AGAIN, UNCHECKABLE,
+                                                                    CHECKED_AGAIN)}
     return {"page": page_info(page_id), "claims": claims, "moves": moves, "held": held, "unchanged_claims": same,
-            "now_false": sum(c["direction"] == NOW_FALSE for c in claims),
-            "true_again": sum(c["direction"] == TRUE_AGAIN for c in claims), "notify_type": notify_type}
+            "now_false": counts[NOW_FALSE], "true_again": counts[TRUE_AGAIN], "updated": counts[UPDATED],
+            "unchecked": counts[UNCHECKABLE], "checked_again": counts[CHECKED_AGAIN],
+            "counts_line": ", ".join(f"{n} {d}" for d, n in counts.items() if n),
+            "notify_type": notify_type}
 
 
-def _direction(before: str | None, now: str, moves: list[dict]) -> str:
-    if before != now:
-        return {"drifted": NOW_FALSE, "holds": TRUE_AGAIN, "unverifiable": UNCHECKABLE}[now]
-    dirs = {m["direction"] for m in moves}
-    return dirs.pop() if len(dirs) == 1 else "changed"
+def _direction(before: str | None, now: str, kind: str | None) -> str:
+    """What happened to the sentence (see UPDATED ...)."""
+    if now == "unverifiable":
+        return UNCHECKABLE
+    if now == "holds":
+        return CHECKED_AGAIN if before == "unverifiable" else TRUE_AGAIN
+    # drifted: the published text no longer reads true
+    return NOW_FALSE if kind in RELATION_KINDS else UPDATED
+
+
+def _what(direction: str, s: dict, was: str, now: str) -> str:
+    """The sentence's change in words, with the numbers: "updated: $1.09 → $1.05 (cheaper by
+    3.7%)", "now false: <why>", "true again: reads the published $1.09 again", ..."""
+    if direction == UPDATED:
+        return f"updated: {was} → {now}{_by_how_much(s)}" + ("" if was == s["published_text"] else
+                                                           f" (published {s['published_text']})")
+    if direction == NOW_FALSE:
+        return f"now false: published {s['published_text']}, our prices give {now}" + (
+            f"; {s['reason']}" if s.get("reason") else "")
+    if direction == TRUE_AGAIN:
+        return f"true again: reads the published {s['published_text']} again (was {was})"
+    if direction == CHECKED_AGAIN:
+        return f"checked again: {now}" + (" as published" if s["now_status"] == "holds" else "")
+    return f"no longer checked: {s.get('reason') or 'an input cannot be read'}; the page keeps {s['published_text']}"
+
+
+def _by_how_much(s: dict) -> str:
+    """" (cheaper by 3.7%)" for a price, " (up 2.5%)" for another number; "" when not numbers."""
+    old = s.get("before_value") if s.get("before_status") not in (None, "unverifiable") else s.get("published_value")
+    new = s.get("now_value")
+    try:
+        old, new = float(old), float(new)
+    except (TypeError, ValueError):
+        return ""
+    if not old or old == new:
+        return ""
+    pct = abs(new - old) / abs(old) * 100
+    if s.get("kind") in PRICE_KINDS_OF_CLAIMS:
+        return f" ({'cheaper' if new < old else 'dearer'} by {pct:.1f}%)"
+    return f" ({'up' if new > old else 'down'} {pct:.1f}%)"
 
 
 def _source_outage(con, run: _Run, cfg: AlertConfig, provider: str, evs: list[dict]) -> dict:
