@@ -29,7 +29,10 @@ HGX B200, ...) are outside the cards and carry no price: they are not offers.
   (the header is checked to be exactly "Starting from", so a unit or term added there fails).
 * Spot: GPU Model / Spot VM (per GPU-hour, same reading; header checked).
 
-The page lists per-GPU prices without a GPU count: one GPU per offer. Prices are USD ("$").
+The page lists per-GPU prices without a GPU count: one GPU per offer. Prices are USD ("$"). A
+price cell that is neither a "$" amount, "Contact us" nor "N/A"/"—" ("€3.99", "$3.99/month",
+"TBD") holds its offer (spiders/base.py Parsed.hold, the text kept): the other rows load. A
+header that changed (the unit statement) still fails the page.
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ def parse_pricing_page(text: str, url: str) -> Parsed:
     offers = Parsed()
     for title, card in cards:
         _card_offers(title, card, url, offers)
-    if offers.errors:
-        return parsed.extend(Parsed(errors=offers.errors))  # nothing from a page we no longer read
+    if offers.layout_errors:
+        return parsed.extend(Parsed(errors=offers.layout_errors))  # nothing from a page we no longer read
     # Reservation and spot rows print no VRAM: the page's own on-demand figure for the very same
     # label is used (a label the on-demand card does not list gets none).
     vram = {o["gpu_label"]: o["vram_gb"] for o in offers.offers if o["billing"] == "on-demand"}
@@ -135,15 +138,19 @@ def _card_offers(title: str, card, url: str, parsed: Parsed) -> None:
                 return
         if price.lower() in NOT_OFFERED:
             continue  # this GPU is not offered on these terms
-        if not (PRICE.match(price) or ON_REQUEST.match(price)):
-            parsed.error(f"{where}: {label} price {price!r} is neither a $ amount nor 'Contact us'")
-            return
-        parsed.offer(
+        fields = dict(
             gpu_label=label, gpu_count=1,
             vram_gb=float(cells[col[VRAM]]) if billing == "on-demand" else None,
             billing=billing, tier=tier, reserved_term=None, self_service=self_service,
             region=None, currency="USD", price_raw=price, price_unit="gpu_hour", availability=None,
         )
+        if not (PRICE.match(price) or ON_REQUEST.match(price)):
+            # "€3.99", "$3.99/month", "TBD", a struck price alone: this row's price cannot be
+            # read; it is held (spiders/base.py Parsed.hold, the text kept), the other rows load.
+            parsed.hold(f"price cell unreadable: {price!r} (neither a $ amount nor 'Contact us'; "
+                        f"column {price_header!r})", **fields)
+            continue
+        parsed.offer(**fields)
 
 
 class HyperstackSpider(PriceSpider):

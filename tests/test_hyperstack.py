@@ -171,9 +171,21 @@ def test_non_numeric_spec_cell_fails():
     assert "NVIDIA H200 SXM has non-numeric" in error
 
 
-def test_price_that_is_not_a_dollar_amount_fails():
-    error = failed(BODY.replace("<span>$3.99</span>", "<span>$3.99/month</span>", 1))
-    assert "NVIDIA H200 SXM price '$3.99/month'" in error
+def test_price_that_is_not_a_dollar_amount_holds_that_offer_the_others_load():
+    # Issue 20 item 2. On-demand, first row: <span>NVIDIA H200 SXM</span> <span>141</span> <span>22</span>
+    # <span>225</span> <span>$3.99</span>, the price changed to "$3.99/month": that one offer is held
+    # (unpriced, the text kept), the provider suspect, the 29 other prices load as on the page.
+    real, _ = run()
+    result, outcome = run(BODY.replace("<span>$3.99</span>", "<span>$3.99/month</span>", 1))
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 30 row(s) held" in outcome.error and "price cell unreadable: '$3.99/month'" in outcome.error
+    held = offers_of(result, "on-demand")["NVIDIA H200 SXM"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_gpu_hour"], held["vram_gb"]) == (
+        False, "$3.99/month", None, 141)
+    others = sorted((i["offer_key"], i["price_per_gpu_hour"], i["vram_gb"]) for i in result.items if i is not held)
+    assert others == sorted((i["offer_key"], i["price_per_gpu_hour"], i["vram_gb"]) for i in real.items
+                            if i["offer_key"] != held["offer_key"])
+    assert all(i["is_priced"] for i in result.items if i is not held)
 
 
 def test_contact_us_is_unpriced_and_na_is_not_an_offer():
