@@ -12,7 +12,10 @@ layout error (a new pricing model must be read on purpose, not dropped or mistak
   ``/ 1 hour`` and every price header must say ``(USD)``, else the layout changed.
 - ``N/A`` and ``-`` are "not offered" (no offer); a cell that is neither a price nor that
   (the real spot cell of g2-standard-24 reads ``g2-standard-24-spot``) is an unpriced offer
-  keeping its text, never a price.
+  keeping its text, never a price. A cell that reads like a price but cannot be read as one
+  (``$1.2.3 / 1 hour``, ``$88.49`` without its unit, ``€88.49 / 1 hour``, a bare ``88.49``) holds
+  that offer (spiders/base.py Parsed.hold, the text kept): the other cells load. A ``$`` cell
+  per another unit (``/ 1 month``) is a unit change of the page (a layout error).
 - GPU model from the machine family (``spiders/instance_types.py``: a2-ultragpu = A100 80GB,
   a2-highgpu = A100 40GB ...), checked against the GPU column; the count from the ``-8g``
   suffix, checked against the "GPUs: 8" the Components cell prints (types without a suffix,
@@ -61,6 +64,11 @@ REQUIRED = ("Machine type", "GPU", "Components", "Price (USD)")
 PRICE = re.compile(r"^\$\s*(\d+(?: ?\.\d+)?)\s*/\s*1 hour$")
 NOT_OFFERED = {"n/a", "-", "—", "–"}
 GPUS = re.compile(r"GPUs:\s*(\d+(?:/\d+)?)")
+# A "$" cell stating another unit ("$64,598 / 1 month"): the page's unit changed, not one cell.
+PER_UNIT = re.compile(r"^\$.*/\s*(?:\d+\s*)?([A-Za-z]+)\s*$")
+# A cell read as a price in another currency or a bare number ("€88.49 / 1 hour", "88.49"):
+# garbled, held; other words ("g2-standard-24-spot") stay an unpriced offer with their text.
+PRICE_LIKE = re.compile(r"[€£¥₹]|^\d")
 
 
 # Words that make a header a commitment's, never the on-demand or spot price: a header that
@@ -126,16 +134,28 @@ def _table(table, parsed: Parsed, facts: dict[str, list[str]]) -> None:
             if terms is None or value.lower() in NOT_OFFERED:
                 continue
             billing, tier, term, self_service = terms
-            price = value
+            price, unreadable = value, None
             if value.startswith("$"):
                 m = PRICE.match(value)
-                if m is None:
+                unit = PER_UNIT.match(value)
+                if m is None and unit and unit[1].lower() != "hour":
                     parsed.error(f"{URL}: {machine} {column}: {value!r} is not a price per 1 hour")
                     continue
-                price = m[1].replace(" ", "")
-            parsed.offer(sku=machine, gpu_label=label, gpu_count=count, vram_gb=vram, billing=billing,
-                         tier=tier, reserved_term=term, self_service=self_service, region=REGION,
-                         currency="USD", price_raw=price, price_unit="instance_hour")
+                if m is None:
+                    unreadable = f"{column} cell unreadable: {value!r} (not '$<amount> / 1 hour')"
+                else:
+                    price = m[1].replace(" ", "")
+            elif PRICE_LIKE.search(value):
+                unreadable = f"{column} cell unreadable: {value!r} (not '$<amount> / 1 hour')"
+            fields = dict(sku=machine, gpu_label=label, gpu_count=count, vram_gb=vram, billing=billing,
+                          tier=tier, reserved_term=term, self_service=self_service, region=REGION,
+                          currency="USD", price_raw=price, price_unit="instance_hour")
+            if unreadable:
+                # one cell that cannot be read: its offer is held (spiders/base.py Parsed.hold,
+                # the text kept), the other cells and machine types load.
+                parsed.hold(unreadable, **fields)
+            else:
+                parsed.offer(**fields)
 
 
 def parse_pricing(text: str, url: str = URL) -> Parsed:

@@ -6,7 +6,7 @@ tables); each is quoted as the page prints it (cells separated by "|").
 
 from pricewatch.collect import judge
 from spiders.gcp import URL, parse_pricing
-from tests.conftest import ROOT, shipped
+from tests.conftest import CAPTURES_SRC, ROOT, shipped
 from tests.inprocess import by_key, run_parsed
 
 PAGE = (ROOT / "tests" / "real" / "gcp" / "ewyluda_gpus_pricing_tables.html").read_text()
@@ -96,6 +96,37 @@ def test_a_unit_switch_fails_instead_of_a_false_price():
     outcome = judge.judge_crawl(run(PAGE.replace("$88.490000119 / 1 hour", "$64,598 / 1 month")))
     assert outcome.status == "failed"
     assert "a3-highgpu-8g Price (USD): '$64,598 / 1 month' is not a price per 1 hour" in outcome.error
+
+
+def test_one_unreadable_price_cell_holds_that_offer_the_others_load():
+    # Issue 20 item 2, on the shipped capture (captures/src/2026-10-01/gcp/pricing.html):
+    # "a3-highgpu-8g | Nvidia H100 | GPUs: 8 vCPUs: 208 ... | $88.490000119 / 1 hour | $38.3200/ 1 hour |
+    # $41.6000 / 1 hour | $52.962296548 / 1 hour | ..." (Price, DWS Flex-start, DWS Calendar Mode, Spot):
+    # the on-demand cell garbled to "$88.49.0 / 1 hour": that one offer is held (unpriced, the text
+    # kept), the provider suspect, the same machine's other prices and every other machine type load.
+    shipped_page = (CAPTURES_SRC / "2026-10-01" / "gcp" / "pricing.html").read_text()
+    assert shipped_page.count("$88.490000119 / 1 hour") == 1
+    real = run(shipped_page)
+    result = run(shipped_page.replace("$88.490000119 / 1 hour", "$88.49.0 / 1 hour"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(real.items)} row(s) held" in outcome.error
+    assert "Price (USD) cell unreadable: '$88.49.0 / 1 hour'" in outcome.error
+    a3 = offers_of(result, "a3-highgpu-8g")
+    held = a3[("on-demand", "on-demand", None)]
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"], held["gpu_count"]) == (
+        False, "$88.49.0 / 1 hour", None, 8)
+    assert a3[("on-demand", "DWS Flex-start", None)]["price_per_hour"] == 38.32
+    assert a3[("reserved", "DWS Calendar Mode", None)]["price_per_hour"] == 41.6
+    assert a3[("spot", "spot", None)]["price_per_hour"] == 52.962296548
+    others = sorted((o["offer_key"], o["is_priced"], o["price_per_hour"]) for o in result.items if o is not held)
+    assert others == sorted((o["offer_key"], o["is_priced"], o["price_per_hour"]) for o in real.items
+                            if o["offer_key"] != held["offer_key"])
+
+
+def test_a_price_in_another_currency_in_one_cell_holds_that_offer():
+    outcome = judge.judge_crawl(run(PAGE.replace("$88.490000119 / 1 hour", "€88.490000119 / 1 hour")))
+    assert outcome.status == "suspect" and "'€88.490000119 / 1 hour'" in outcome.error
 
 
 def test_a_new_column_or_a_new_currency_fails():
