@@ -10,8 +10,10 @@ Read from the real page (recorded whole on 2026-08-22, ``tests/real/digitalocean
   "do not appear in the self-service ... response": no public price and nothing to rent by
   the hour, so no offer; the source fact ``contract_only_gpus`` lists them;
 - prices are USD per hour **per Droplet** (``$35.28 per hour`` for "NVIDIA H100 (8x)"): a row
-  label ending "(8x)" is an 8-GPU Droplet, any other row one GPU; a cell that is not
-  ``$X per hour`` (per month, per GPU, another currency) fails;
+  label ending "(8x)" is an 8-GPU Droplet, any other row one GPU; a "$" cell per another unit
+  (per month, per GPU) fails the page; any other cell that is not ``$X per hour`` ("TBD",
+  another currency, a struck-through price alone) holds that offer (spiders/base.py
+  Parsed.hold, the text kept) and the other rows load;
 - ", air-cooled" / ", liquid-cooled" after the GPU name is the offer's ``variant``
   ("NVIDIA B300, air-cooled (8x)": 8x NVIDIA B300, variant air-cooled), never the label;
 - "Last verified 18 Aug 2026" under the title is the source fact ``last_verified``;
@@ -31,6 +33,8 @@ CONTRACT = "contract-gpu-droplet-pricing"
 ROW = re.compile(r"^((?:NVIDIA|AMD) [^,(]+?)(?:,\s*([a-z-]+))?(?:\s*\((\d+)x\))?$")
 PRICE = re.compile(r"^(\$\d{1,3}(?:,\d{3})*(?:\.\d+)?|\$\d+(?:\.\d+)?) per hour$")
 CONTRACT_PRICE = re.compile(r"^Per contract after contacting sales$")
+# A "$" amount per another unit ("$3,219.30 per month", "$4.41 per GPU per hour"): the unit changed.
+OTHER_UNIT = re.compile(r"^\$\d[\d,]*(?:\.\d+)?\s+per\s+(?!hour$)\S")
 VERIFIED = re.compile(r"^Last verified (\d{1,2} [A-Z][a-z]{2} \d{4})$")
 
 
@@ -66,12 +70,18 @@ def parse_pricing(body: str, url: str) -> Parsed:
             m, p = ROW.match(label), PRICE.match(price)
             if not m:
                 problems.setdefault("GPU cell is not '<NVIDIA|AMD> <GPU>[, <cooling>][ (<n>x)]'", []).append(label)
-            elif not p:
+            elif not p and OTHER_UNIT.match(price):
                 problems.setdefault(f"{billing} price is not '$X per hour'", []).append(f"{label}: {price}")
             else:
-                parsed.offer(gpu_label=m.group(1).strip(), variant=m.group(2), gpu_count=int(m.group(3) or 1),
-                             billing=billing, tier=billing, region=None, currency="USD", self_service=True,
-                             price_raw=p.group(1), price_unit="instance_hour", availability=None)
+                fields = dict(gpu_label=m.group(1).strip(), variant=m.group(2), gpu_count=int(m.group(3) or 1),
+                              billing=billing, tier=billing, region=None, currency="USD", self_service=True,
+                              price_raw=p.group(1) if p else price, price_unit="instance_hour", availability=None)
+                if p:
+                    parsed.offer(**fields)
+                else:
+                    # "TBD", "€4.41 per hour", a struck price alone: this row's price cannot be
+                    # read; it is held (spiders/base.py Parsed.hold, the text kept), the rest loads.
+                    parsed.hold(f"{billing} price cell unreadable: {price!r} (not '$X per hour')", **fields)
     for problem, rows in problems.items():
         shown = ", ".join(repr(r) for r in rows[:3]) + (", ..." if len(rows) > 3 else "")
         parsed.error(f"{problem} ({shown})")

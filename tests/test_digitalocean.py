@@ -104,8 +104,26 @@ def test_a_switch_to_monthly_prices_fails():
 def test_a_struck_through_old_price_is_not_read():
     body = BODY.replace("<td>$4.41 per hour</td>", "<td><s>$4.99 per hour</s>$4.41 per hour</td>")
     assert one(run(body).items, "NVIDIA H100", 1, "on-demand")["price_per_hour"] == 4.41
+    # only the struck price: that offer is held by name (issue 20 item 2), the others load
     outcome = judged(BODY.replace("<td>$4.41 per hour</td>", "<td><s>$4.41 per hour</s></td>"))
-    assert outcome.status == "failed" and "struck through only" in outcome.error
+    assert outcome.status == "suspect" and "struck through only" in outcome.error
+
+
+def test_one_unreadable_price_cell_holds_that_offer_the_others_load(result):
+    # Issue 20 item 2. On-demand: <td>NVIDIA H100</td> <td>$4.41 per hour</td> (SOURCE.md "on-demand
+    # NVIDIA H100 $4.41 (1 GPU)"), the price changed to "€4.41 per hour" (the page is USD): that one
+    # offer is held (unpriced, the text kept), the provider suspect, the 18 other rows load.
+    assert BODY.count("<td>$4.41 per hour</td>") == 1
+    edited = run(BODY.replace("<td>$4.41 per hour</td>", "<td>€4.41 per hour</td>"))
+    outcome = judge.judge_crawl(edited)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 19 row(s) held" in outcome.error and "on-demand price cell unreadable: '€4.41 per hour'" in outcome.error
+    held = one(edited.items, "NVIDIA H100", 1, "on-demand")
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"]) == (False, "€4.41 per hour", None)
+    assert one(edited.items, "NVIDIA H200", 8, "on-demand")["price_per_hour"] == 35.76
+    others = sorted((o["offer_key"], o["price_per_hour"]) for o in edited.items if o is not held)
+    assert others == sorted((o["offer_key"], o["price_per_hour"]) for o in result.items if o["offer_key"] != held["offer_key"])
+    assert all(o["is_priced"] for o in edited.items if o is not held)
 
 
 def test_a_contract_row_with_a_public_price_is_not_dropped_silently():
