@@ -17,6 +17,9 @@ Read from the real page (recorded 2026-08-22, ``tests/real/e2e/``, the US view
   vCPUs, 400 GB RAM"``. Category "GPU Cloud Instance" offers are on-demand offers in INR
   (never converted), ``sku`` the offer's ``/gpus/<slug>`` (so they never share a key with the
   USD rows); "CPU Cloud Instance" offers (C3, M3, SDC3, E1LC) are not GPU offers;
+- one USD row whose Hourly/On-Demand cell is not a "$" price, or one catalog offer whose price
+  is not a positive number, is held (spiders/base.py Parsed.hold, the text kept); the other rows
+  load. A changed header, unit note or ``unitText`` fails the page;
 - escaped copies of both in the RSC flight payload (``self.__next_f.push``) and the nav's GPU
   labels are never read.
 """
@@ -71,12 +74,16 @@ def _usd_table(page) -> Parsed:
         label, vram, hourly = cells[0], cells[1], cells[4]
         if not re.fullmatch(r"\d+(?:\.\d+)?", vram):
             bad.setdefault("vRAM is not a number of GB", []).append(f"{label}: {vram}")
-        elif not PRICE.match(hourly):
-            bad.setdefault("Hourly/On-Demand is not a $ price", []).append(f"{label}: {hourly}")
         else:
-            parsed.offer(gpu_label=label, gpu_count=1, vram_gb=float(vram), billing="on-demand",
-                         tier="on-demand", region=None, currency="USD", self_service=True,
-                         price_raw=hourly, price_unit="gpu_hour", availability=None)
+            fields = dict(gpu_label=label, gpu_count=1, vram_gb=float(vram), billing="on-demand",
+                          tier="on-demand", region=None, currency="USD", self_service=True,
+                          price_raw=hourly, price_unit="gpu_hour", availability=None)
+            if PRICE.match(hourly):
+                parsed.offer(**fields)
+            else:
+                # "TBD", "€3.77", a struck price alone: this row's price cannot be read; it is
+                # held (spiders/base.py Parsed.hold, the text kept), the other rows load.
+                parsed.hold(f"Hourly/On-Demand cell unreadable: {hourly!r} (not a $ price)", **fields)
     for problem, rows in bad.items():
         parsed.error(f"{problem} ({', '.join(repr(r) for r in rows[:3])})")
     if not parsed.offers and not parsed.errors:
@@ -120,15 +127,19 @@ def _inr_catalog(page) -> Parsed:
             bad.setdefault("JSON-LD unitText is not 'per hour'", []).append(f"{name}: {spec.get('unitText')!r}")
         elif (spec.get("priceCurrency"), spec.get("price")) != (currency, price) or not currency:
             bad.setdefault("JSON-LD offer and its priceSpecification disagree", []).append(name)
-        elif isinstance(price, bool) or not isinstance(price, (int, float)):
-            bad.setdefault("JSON-LD price is not a number", []).append(f"{name}: {price!r}")
         elif not vram or not slug:
             bad.setdefault("JSON-LD offer lacks '<n> GB VRAM' or a /gpus/<slug> url", []).append(name)
         else:
-            parsed.offer(gpu_label=name.removesuffix(" " + GPU_CATEGORY), sku=slug.group(1), gpu_count=1,
-                         vram_gb=float(vram.group(1)), billing="on-demand", tier="on-demand", region=None,
-                         currency=str(currency).upper(), self_service=True, price_raw=price,
-                         price_unit="instance_hour", availability=None)
+            fields = dict(gpu_label=name.removesuffix(" " + GPU_CATEGORY), sku=slug.group(1), gpu_count=1,
+                          vram_gb=float(vram.group(1)), billing="on-demand", tier="on-demand", region=None,
+                          currency=str(currency).upper(), self_service=True, price_raw=price,
+                          price_unit="instance_hour", availability=None)
+            if isinstance(price, bool) or not isinstance(price, (int, float)) or price <= 0:
+                # one offer's price is not a positive number ("TBD", null): that offer is held
+                # (spiders/base.py Parsed.hold, the value kept), the other offers load.
+                parsed.hold(f"JSON-LD price unreadable: {price!r} (not a positive number)", **fields)
+            else:
+                parsed.offer(**fields)
     for problem, names in bad.items():
         parsed.error(f"{problem} ({', '.join(repr(n) for n in names[:3])})")
     if not parsed.offers and not parsed.errors:
