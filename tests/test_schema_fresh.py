@@ -102,7 +102,8 @@ def comments(con) -> dict[tuple[str, str | None], str | None]:
 # from the migrations' history stays visible): issue 19 moved the files these comments name.
 EDITED_AFTER_THE_MIGRATIONS = {("gpu_aliases", "alias_key"), ("gpu_catalog", None), ("price_spells", "offer_key"),
                                ("resource_syncs", None), ("provider_runs", "status"),
-                               ("latest_provider_runs", None), ("latest_provider_runs", "status")}
+                               ("latest_provider_runs", None), ("latest_provider_runs", "status"),
+                               ("cited_offer_history", "input_status")}
 # Migration 059 (issue 20): provider_runs.trusted, which these now read instead of status = 'ok'
 # (and latest_provider_runs' pr.* lists the new column); their docs say so.
 EDITED_VIEWS: set[str] = {"latest_provider_runs"}

@@ -94,7 +94,7 @@ class Evaluator(PageKinds):
             at, age, limit = self.stale[provider]
             return Outcome(unverifiable=f"{provider} is stale: its last good data is {age:.0f} h old "
                                         f"(from {ts(at)}; limit {limit:g} h)",
-                           since=at, inputs=[_input(name, role, provider, status="failed", used=False)])
+                           since=at, inputs=[_input(name, role, provider, status="stale", used=False)])
         since = state.failing_since
         if since:
             word = "held back as suspect" if state.attempts[-1].status == "suspect" else "failing"
@@ -261,7 +261,7 @@ class Evaluator(PageKinds):
         out.value = dec(pick[price])
         out.pick = self.rules.provider_name(pick["provider"])
         cited_provider_down = cited and cited_out.unverifiable and cited_offer is None and any(
-            i["input_status"] in ("failed", "never_seen") for i in cited_out.inputs)
+            i["input_status"] in ("failed", "stale", "never_seen") for i in cited_out.inputs)
         if cited_provider_down and not (published is not None and out.value < published):
             # The cited provider cannot be read: only a competitor below the published price proves a drift.
             out.unverifiable, out.since = cited_out.unverifiable, cited_out.since

@@ -89,6 +89,25 @@ def _count(result, key: str) -> int:
     return len(v) if isinstance(v, (list, tuple, set, dict)) else int(v or 0)
 
 
+def unchecked_by_source(rows: list[dict]) -> list[str]:
+    """The unverifiable claims grouped by why, per source: "3 source(s) stale → 43 claim(s):
+    gpuwithcrypto (12), ...", then the failing ones, never one line per claim."""
+    out = []
+    for status, word in (("stale", "stale (not read lately)"), ("failed", "failing"),
+                         ("never_seen", "never read")):
+        per: dict[str, set] = {}
+        for r in rows:
+            if r["status"] == "unverifiable":
+                for i in r["inputs"]:
+                    if i["input_status"] == status:
+                        per.setdefault(i["provider"], set()).add(r["claim_id"])
+        if per:
+            claims = set().union(*per.values())
+            out.append(f"{len(per)} source(s) {word} → {len(claims)} claim(s) unverifiable: " +
+                       ", ".join(f"{p} ({len(c)})" for p, c in sorted(per.items(), key=lambda x: (-len(x[1]), x[0]))))
+    return out
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def claims(
@@ -136,6 +155,8 @@ def register(app: typer.Typer) -> None:
         Console(width=max(160, Console().width)).print(table)
         counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("holds", "drifted", "unverifiable")}
         Console().print(" · ".join(f"{k}: {v}" for k, v in counts.items()))
+        for line in unchecked_by_source(rows):
+            Console().print(cell(line), style="yellow")
         # Readings the quality gate holds are used by no claim: they show here, only as held.
         for provider, key, price, why in held:
             Console().print(cell(f"held (not used until confirmed): {provider} {key} ${float(price):g}/h: {why}"),

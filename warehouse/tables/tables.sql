@@ -4,7 +4,7 @@
 -- applied; a warehouse that already has migrations gets the pending ones instead (docs/schema.md).
 -- Never edit a table here alone: a table changes through a new numbered migration, and this file
 -- is then brought to the same state (tests/test_schema_fresh.py compares the two).
--- baseline: 059
+-- baseline: 060
 
 CREATE TABLE alert_acks (
     id VARCHAR PRIMARY KEY,
@@ -193,7 +193,7 @@ CREATE TABLE claim_inputs (
     value_text VARCHAR,
     rules_version VARCHAR,
     CHECK(("role" IN ('cited', 'cheapest', 'own'))),
-    CHECK((input_status IN ('ok', 'unpriced', 'missing', 'failed', 'never_seen'))),
+    CHECK((input_status IN ('ok', 'unpriced', 'missing', 'failed', 'stale', 'never_seen'))),
     PRIMARY KEY(run_id, claim_id, rules_version, input_name)
 );
 

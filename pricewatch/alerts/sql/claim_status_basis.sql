@@ -50,8 +50,8 @@ streaks AS (   -- how many runs in a row each provider had failed by each run of
     FROM provider_seq p LEFT JOIN pre USING (provider)
 ),
 direct AS (    -- the unusable inputs of unverifiable evaluations: a failed source, or another reason
-    SELECT i.run_id, i.claim_id, CASE WHEN i.input_status = 'failed' THEN i.provider END AS provider,
-           i.input_status NOT IN ('ok', 'failed') AS other
+    SELECT i.run_id, i.claim_id, CASE WHEN i.input_status IN ('failed', 'stale') THEN i.provider END AS provider,
+           i.input_status NOT IN ('ok', 'failed', 'stale') AS other
     FROM claim_inputs i
     JOIN evals e ON e.run_id = i.run_id AND e.claim_id = i.claim_id AND e.rules_version = i.rules_version
     WHERE e.status = 'unverifiable' AND i.input_status <> 'ok'
