@@ -17,8 +17,9 @@ notes that a default python-urllib User-Agent got 403). Under "Production-Ready 
   so the offers are not self-service (a floor reached through sales never wins a "cheapest
   self-service" claim); a page whose first button after the cards says anything else is read
   as self-service;
-- "Pre order" (GB300) is an offer without a price (unpriced, not self-service); another word
-  fails;
+- "Pre order" (GB300) is an offer without a price (unpriced, not self-service); another text
+  ("from $—", "TBD", a struck-through price alone) holds that card's offer (spiders/base.py
+  Parsed.hold, the text kept) and the other cards load;
 - the meta / og / twitter / JSON-LD descriptions ("NVIDIA H100 from $2.00/GPU/hr", six copies in
   the bytes with the escaped flight copy) are page text, not cards, and are never read.
 """
@@ -65,7 +66,11 @@ def parse_pricing(body: str, url: str) -> Parsed:
         elif UNPRICED.match(price):
             parsed.offer(**common, tier="on-demand", self_service=False, price_raw=price)
         else:
-            bad.setdefault("price is not '[from] $X' or 'Pre order'", []).append(f"{name}: {price}")
+            # "from $—", "TBD", a struck price alone: this card's price cannot be read; it is held
+            # (spiders/base.py Parsed.hold, the text kept), the other cards load.
+            parsed.hold(f"price cell unreadable: {price!r} (not '[from] $X' or 'Pre order')", **common,
+                        tier="on-demand (from)" if price.lower().startswith("from ") else "on-demand",
+                        self_service=self_service, price_raw=price or None)
     for problem, names in bad.items():
         parsed.error(f"{problem} ({', '.join(repr(n) for n in names[:3])})")
     return parsed
