@@ -9,7 +9,10 @@ with ``&cursor=<next_cursor>`` (real recordings 2026-08-22: page 1 with a real c
      "offering_id":"a0a48d83d5f6",...}
 
 * ``price_per_hour`` is USD (implied; the API states no currency) per **whole offering**
-  (``gpu_count`` GPUs) per hour: per GPU = / gpu_count. 0 or null is no price.
+  (``gpu_count`` GPUs) per hour: per GPU = / gpu_count. 0 or null is no price. One row whose
+  price is not a number ("6.79 USD", -1), or which states another currency, is held
+  (spiders/base.py Parsed.hold, the value kept); the other rows load. A page stating another
+  currency fails.
 * A marketplace of secure and community capacity: one offer per ``offering_id`` (the ``sku``),
   tier = ``capacity_class`` (checked against the boolean ``community`` twin), billing from the
   row's ``tier`` (``on_demand`` -> on-demand; ``spot`` / ``interruptible`` -> spot; anything else
@@ -59,6 +62,10 @@ def parse_pricing(text: str, url: str = PRICING) -> Parsed:
         return parsed
     if "next_cursor" not in document:
         parsed.error(f"{url}: the page has no next_cursor (paging changed?)")
+    foreign = stated_currency(document)
+    if foreign:
+        parsed.error(f"{url}: the page states {foreign} (price_per_hour is read as USD)")
+        return parsed
     problems: dict[str, list[str]] = {}
 
     def problem(message: str, where: str) -> None:
@@ -77,9 +84,9 @@ def parse_pricing(text: str, url: str = PRICING) -> Parsed:
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             problem("gpu_count is not a GPU count", where)
             continue
+        unreadable = None
         if price is not None and (isinstance(price, bool) or not isinstance(price, (int, float)) or price < 0):
-            problem("price_per_hour is not a price", f"{where}={price!r}")
-            continue
+            unreadable = f"price_per_hour unreadable: {price!r} (not a number of USD)"
         if tier not in BILLINGS:
             problem("tier is not on_demand / spot / interruptible", f"{where} tier={tier!r}")
             continue
@@ -89,14 +96,20 @@ def parse_pricing(text: str, url: str = PRICING) -> Parsed:
             continue
         foreign = stated_currency(row)
         if foreign:
-            problem("row(s) state a currency other than USD (price_per_hour is read as USD)", f"{where} {foreign}")
-            continue
+            unreadable = f"row states {foreign} (price_per_hour is read as USD)"
         free = row.get("available")
-        parsed.offer(sku=where, gpu_label=str(row["gpu_type"]), gpu_count=count, billing=BILLINGS[tier],
-                     tier=str(capacity), variant=row.get("deployment_type") or None, region=row.get("region") or None,
-                     currency="USD", price_raw=price if price else f"price_per_hour {price}",
-                     price_unit="instance_hour",
-                     availability=f"{free} available" if isinstance(free, int) and not isinstance(free, bool) else None)
+        fields = dict(sku=where, gpu_label=str(row["gpu_type"]), gpu_count=count, billing=BILLINGS[tier],
+                      tier=str(capacity), variant=row.get("deployment_type") or None, region=row.get("region") or None,
+                      currency="USD", price_raw=price if price or unreadable else f"price_per_hour {price}",
+                      price_unit="instance_hour",
+                      availability=f"{free} available" if isinstance(free, int) and not isinstance(free, bool) else None)
+        if unreadable:
+            # One row's price that is not a number ("6.79 USD", -1) or a row stating another
+            # currency: that offering is held (spiders/base.py Parsed.hold, the value kept), the
+            # other rows load.
+            parsed.hold(unreadable, **fields)
+        else:
+            parsed.offer(**fields)
     for message, wheres in problems.items():
         more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
         parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")

@@ -82,8 +82,22 @@ def test_an_unknown_billing_tier_fails_and_spot_is_spot():
     assert (spot["billing"], spot["tier"]) == ("spot", "secure")
 
 
-def test_a_price_as_text_fails_and_zero_is_unpriced():
-    assert judge.judge_crawl(run(changed("e8cf1fc47222", price_per_hour="6.79 USD"))).status == "failed"
+def test_a_price_as_text_holds_that_offering_and_zero_is_unpriced():
+    # Issue 20 item 2. SOURCE.md "e8cf1fc47222 secure x1 6.79" (b200): its price_per_hour changed to
+    # the text "6.79 USD": that one offering is held (unpriced, the value kept), the provider suspect,
+    # every other row of page 1 loads as recorded.
+    real = {o["sku"]: o for o in run().items}
+    result = run(changed("e8cf1fc47222", price_per_hour="6.79 USD"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(real)} row(s) held" in outcome.error and "price_per_hour unreadable: '6.79 USD'" in outcome.error
+    edited = {o["sku"]: o for o in result.items}
+    held = edited["e8cf1fc47222"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"], held["tier"]) == (False, "6.79 USD", None, "secure")
+    # "89ce2d94cfa2 community x1 5.32": loads as printed
+    assert edited["89ce2d94cfa2"]["price_per_gpu_hour"] == 5.32
+    assert {k: o["price_per_hour"] for k, o in edited.items() if k != "e8cf1fc47222"} == \
+        {k: o["price_per_hour"] for k, o in real.items() if k != "e8cf1fc47222"}
     [row] = [o for o in run(changed("e8cf1fc47222", price_per_hour=0)).items if o["sku"] == "e8cf1fc47222"]
     assert (row["is_priced"], row["price_text"]) == (False, "price_per_hour 0")
 
