@@ -132,6 +132,11 @@ class CudoSpider(PriceSpider):
     unit = "USD per GPU-hour (GPU component; vCPU and RAM extra)"
     capture = "composed"
     source_urls = (MACHINE_TYPES,)
+    # Its price is the GPU component alone (vCPU, RAM and disk are billed on top): not comparable
+    # with the instance prices every "cheapest" claim and market mart compares, so it runs only
+    # when asked by name (`pricewatch run --provider cudo`), and the endpoint's status since
+    # gpuhunt dropped it (2026-06) is unknown.
+    enabled_by_default = False
 
     page_parser = staticmethod(parse_machine_types)
 
