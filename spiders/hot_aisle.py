@@ -5,8 +5,10 @@ a kind (``<p>VM</p>`` / ``<p>Bare metal</p>``), a name (``<h2>Small</h2>``), the
 chip (``<span>1x</span><span>MI300x</span>``; Medium prints ``2x &amp; 4x``: two offers), one
 price paragraph, the spec list and an action link. So:
 
-- prices are USD per GPU-hour: ``<p>$2.99/GPU/hr</p>`` (checked: "/hr", "/month" or another
-  currency fails);
+- prices are USD per GPU-hour: ``<p>$2.99/GPU/hr</p>`` (checked: a "$" amount "/hr" or
+  "/month" fails the page; a "$" price that cannot be read, "$—/GPU/hr", "$2.9.9/GPU/hr", a
+  struck-through price alone, holds that card's offers, spiders/base.py Parsed.hold, and the
+  other cards load; a card without a "$" price paragraph is still a layout error);
 - the memory line gives each size's total ("384GB or 768GB HBM3" for 2x and 4x, "1.5 TB HBM3
   Memory" for 8x): VRAM per GPU = total / count (192 GB for every MI300X size);
 - a price note "bare metal, one-month minimum" (Large, 8x) is a commitment: billing
@@ -34,6 +36,8 @@ COUNTS = re.compile(r"^\d+x(?:\s*(?:&|,|and|or)\s*\d+x)*$")
 MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(GB|TB)\b")
 MINIMUM = re.compile(r"\b(one|two|three|six|twelve|\d+)-(month|year|week)s? minimum\b", re.I)
 WORDS = {"one": 1, "two": 2, "three": 3, "six": 6, "twelve": 12}
+# A "$" amount per another unit ("$2.99/hr", "$2,150/month"): the unit changed, not one cell.
+OTHER_UNIT = re.compile(r"^\$\d[\d,]*(?:\.\d+)?\s*/\s*(?!GPU/hr$)\S")
 GRANDFATHERED = re.compile(r"^\$(\d+(?:\.\d+)?)/GPU/hr$")
 
 
@@ -52,7 +56,12 @@ def parse_pricing(body: str, url: str) -> Parsed:
         if problem:
             bad.setdefault(problem, []).append(name)
         else:
-            parsed.offers += offers
+            for fields in offers:
+                held = fields.pop("_held", None)
+                if held:
+                    parsed.hold(held, **fields)
+                else:
+                    parsed.offer(**fields)
     for problem, names in bad.items():
         parsed.error(f"{problem} (plans {', '.join(repr(n) for n in names[:3])})")
     old = page.xpath('//p[contains(., "grandfathered")]/strong')
@@ -81,8 +90,11 @@ def _card(card) -> tuple[list[dict], str | None]:
     price = text_of(prices[0], "./text() | ./*[not(self::span)]//text()")
     note = text_of(prices[0], "./span//text()")
     m = PRICE.match(price)
-    if not m:
+    if not m and OTHER_UNIT.match(price):
         return [], f"price is not '$X/GPU/hr' ({price!r})"
+    # Otherwise a price that cannot be read ("$—/GPU/hr", "$2.9.9/GPU/hr", a struck price alone)
+    # holds the card's offers (spiders/base.py Parsed.hold, the text kept): the other cards load.
+    held = None if m else f"price cell unreadable: {price!r} (not '$X/GPU/hr')"
     memory = [li for li in (text_of(li) for li in card.xpath("./ul/li")) if "HBM" in li]
     totals = [Decimal(v) * (1024 if unit == "TB" else 1) for v, unit in MEMORY.findall(memory[0])] if memory else []
     if len(totals) != len(counts):
@@ -98,8 +110,8 @@ def _card(card) -> tuple[list[dict], str | None]:
     billing = "reserved" if term else "on-demand"
     offers = [dict(gpu_label=chip, gpu_count=count, vram_gb=float(total / count), billing=billing,
                    tier=kind.lower() if term else billing, reserved_term=term, region=None, currency="USD",
-                   self_service=not link.startswith("/contact"), price_raw=m.group(1), price_unit="gpu_hour",
-                   availability=None)
+                   self_service=not link.startswith("/contact"), price_raw=m.group(1) if m else price,
+                   price_unit="gpu_hour", availability=None, **({"_held": held} if held else {}))
               for count, total in zip(counts, totals)]
     return offers, None
 

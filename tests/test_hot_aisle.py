@@ -90,8 +90,25 @@ def test_a_struck_through_old_price_is_not_read():
     old = '<p class="mb-3 font-bold text-foreground">$2.99/GPU/hr</p>'
     body = BODY.replace(old, '<p class="mb-3 font-bold text-foreground"><s>$1.99/GPU/hr</s>$2.99/GPU/hr</p>', 1)
     assert by_count(run(body))[1]["price_per_gpu_hour"] == 2.99
+    # only the struck price: that card is held by name (issue 20 item 2), the others load
     outcome = judged(BODY.replace(old, '<p class="mb-3 font-bold text-foreground"><s>$2.99/GPU/hr</s></p>', 1))
-    assert outcome.status == "failed" and "struck through only: $2.99/GPU/hr" in outcome.error
+    assert outcome.status == "suspect" and "struck through only: $2.99/GPU/hr" in outcome.error
+
+
+def test_one_unreadable_price_holds_that_plan_the_others_load(result):
+    # Issue 20 item 2. Plan "Small" (VM, 1x): <p class="mb-3 font-bold text-foreground">$2.99/GPU/hr</p>
+    # (the first of the two such paragraphs), changed to "$2.9.9/GPU/hr": the 1x offer is held (unpriced,
+    # the text kept), the provider suspect; Medium 2x/4x $2.99 and Large 8x $3.39 load as on the page.
+    old = '<p class="mb-3 font-bold text-foreground">$2.99/GPU/hr</p>'
+    edited = run(BODY.replace(old, '<p class="mb-3 font-bold text-foreground">$2.9.9/GPU/hr</p>', 1))
+    outcome = judge.judge_crawl(edited)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 4 row(s) held" in outcome.error and "price cell unreadable: '$2.9.9/GPU/hr'" in outcome.error
+    offers = by_count(edited)
+    assert (offers[1]["is_priced"], offers[1]["price_raw"], offers[1]["price_per_gpu_hour"]) == (False, "$2.9.9/GPU/hr", None)
+    assert offers[1]["offer_key"] == by_count(result)[1]["offer_key"]
+    assert {n: (o["billing"], o["price_per_gpu_hour"]) for n, o in offers.items() if n != 1} == {
+        2: ("on-demand", 2.99), 4: ("on-demand", 2.99), 8: ("reserved", 3.39)}
 
 
 def test_an_unknown_price_note_fails_instead_of_on_demand():
