@@ -18,8 +18,10 @@ The answer is a bare JSON list, one object per rental option (real recording 202
   ``bare-metal``) and the network as the variant (``infiniband``, ``ethernet rocev2``; plain
   ethernet has none) tell options apart. ``totalAvailable``, where printed, is the availability.
 * ``enabled: false`` options cannot be rented: no offer (source fact ``disabled_options``).
-* The nodes' GPU counts must add up to ``gpuCount``; an option stating a currency other than USD
-  fails. An empty list is not an empty snapshot: it is a layout error.
+* The nodes' GPU counts must add up to ``gpuCount``. One option whose ``costPerHourCents`` is not
+  a number ("N/A", -1), or which states a currency other than USD, is held (spiders/base.py
+  Parsed.hold, the value kept); the other options load. An empty list is not an empty
+  snapshot: it is a layout error.
 """
 
 from __future__ import annotations
@@ -85,17 +87,18 @@ def parse_rental_options(text: str, url: str = RENTAL_OPTIONS) -> Parsed:
         if not _int(count) or count < 1:
             problem("gpuCount is not a GPU count", where)
             continue
+        # One option's price that is not a number of cents ("N/A", -1), or an option stating
+        # another currency: that option is held (spiders/base.py Parsed.hold, the value kept), the
+        # other options load. A number that is not whole cents is a unit change of the answer.
+        held = None
         if isinstance(cents, bool) or not isinstance(cents, (int, float)) or cents < 0:
-            problem("costPerHourCents is not a number of cents", where)
-            continue
-        if cents != int(cents):
+            held = f"costPerHourCents unreadable: {cents!r} is not a number of cents"
+        elif cents != int(cents):
             problem("costPerHourCents is not whole cents (unit changed?)", f"{where}={cents}")
             continue
         foreign = stated_currency(option)
         if foreign:
-            problem("option(s) state a currency other than USD (costPerHourCents is read as US cents)",
-                    f"{where} {foreign}")
-            continue
+            held = f"option states {foreign} (costPerHourCents is read as US cents)"
         nodes = option.get("nodes")
         if nodes is not None:
             node_gpus = [node.get("gpuCount") for node in nodes] if isinstance(nodes, list) and all(
@@ -112,15 +115,19 @@ def parse_rental_options(text: str, url: str = RENTAL_OPTIONS) -> Parsed:
             continue
         available = option.get("totalAvailable")
         form = option.get("gpuFormFactor")
-        parsed.offer(
+        fields = dict(
             gpu_label=f"{option['gpuType']} {form}".strip() if form else str(option["gpuType"]),
             gpu_count=count, form_factor=_form_factor(form), billing="on-demand",
             tier=str(option.get("machineType") or "on-demand"), variant=_variant(option),
             region=str(option["region"]), currency="USD",
-            price_raw=Decimal(int(cents)) / 100 if cents else "costPerHourCents 0",
+            price_raw=cents if held else Decimal(int(cents)) / 100 if cents else "costPerHourCents 0",
             price_unit="instance_hour",
             availability=f"{available} available" if _int(available) else None,
         )
+        if held:
+            parsed.hold(held, **fields)
+        else:
+            parsed.offer(**fields)
     for message, wheres in problems.items():
         more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
         parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")

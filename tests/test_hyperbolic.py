@@ -78,6 +78,25 @@ def test_a_dollar_figure_in_the_cents_field_fails_not_a_3_cent_gpu():
     assert "costPerHourCents is not whole cents (unit changed?): #0 h100 x1 @us-east-1=3.19" in outcome.error
 
 
+def test_one_unreadable_price_holds_that_option_the_others_load(offers):
+    # Issue 20 item 2. Option #0: '"enabled":true,"costPerHourCents":319,...,"region":"us-east-1",
+    # "gpuCount":1,"gpuType":"h100","gpuFormFactor":"sxm5"', its price changed to the text "N/A": that
+    # one option is held (unpriced, the text kept), the provider suspect, the 12 other options load.
+    result = run(changed(0, costPerHourCents="N/A"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 13 row(s) held" in outcome.error and "costPerHourCents unreadable: 'N/A'" in outcome.error
+    edited = by_key(result)
+    [held] = [i for i in result.items if i["region"] == "us-east-1" and i["gpu_label"] == "h100 sxm5" and i["gpu_count"] == 1]
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"]) == (False, "N/A", None)
+    assert edited.keys() == offers.keys()
+    # option #1: '"costPerHourCents":399,...,"region":"us-east-2","gpuCount":1,"gpuType":"h200"': $3.99
+    [h200] = [i for i in result.items if i["region"] == "us-east-2" and i["gpu_label"] == "h200 sxm5" and i["gpu_count"] == 1]
+    assert h200["price_per_hour"] == 3.99
+    assert {k: o["price_per_hour"] for k, o in edited.items() if k != held["offer_key"]} == \
+        {k: o["price_per_hour"] for k, o in offers.items() if k != held["offer_key"]}
+
+
 def test_a_renamed_price_field_fails_naming_it():
     text = TEXT.replace('"costPerHourCents":', '"pricePerHourUsd":')
     parsed = parse_rental_options(text, RENTAL_OPTIONS)
