@@ -18,8 +18,10 @@ The answer is a bare JSON list, one object per executor (a miner's machine), rea
   the current price, not stored.
 * ``available_gpu_count`` and ``min_gpu_count_for_rental`` go into ``availability``; the region is
   the location's country code.
-* Layout errors: an answer that is not a list, an empty book, rows lacking a field, a price
-  that is not a number, tier and ``is_spot`` disagreeing, a stated currency other than USD.
+* Layout errors: an answer that is not a list, an empty book, rows lacking a field, tier and
+  ``is_spot`` disagreeing. One row whose price is not a number ("$0.33/hr", -1), or which
+  states a currency other than USD, is held (spiders/base.py Parsed.hold, the value kept): the
+  other rows load.
 """
 
 from __future__ import annotations
@@ -76,13 +78,15 @@ def parse_executors(text: str, url: str = EXECUTORS) -> Parsed:
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             problem("gpu_count is not a GPU count", where)
             continue
+        # One row's price that is not a number ("$0.33/hr", -1), or a row stating another
+        # currency: that listing is held (spiders/base.py Parsed.hold, the value kept), the other
+        # rows load.
+        held = None
         if price is not None and (not _number(price) or price < 0):
-            problem("price_per_gpu is not a price", where)
-            continue
+            held = f"price_per_gpu unreadable: {price!r} (not a number of USD)"
         foreign = stated_currency(row)
         if foreign:
-            problem("executor(s) state a currency other than USD (price_per_gpu is read as USD)", f"{where} {foreign}")
-            continue
+            held = f"executor states {foreign} (price_per_gpu is read as USD)"
         tier = str(row["tier"])
         specs = row.get("specs") if isinstance(row.get("specs"), dict) else {}
         is_spot = specs.get("is_spot")
@@ -90,13 +94,17 @@ def parse_executors(text: str, url: str = EXECUTORS) -> Parsed:
             problem("tier and specs.is_spot disagree", f"{where} tier={tier!r} is_spot={is_spot!r}")
             continue
         location = row.get("location") if isinstance(row.get("location"), dict) else {}
-        parsed.offer(
+        fields = dict(
             sku=str(row["id"]), gpu_label=str(row["machine_name"]), gpu_count=count,
             billing="spot" if tier == "spot" else "marketplace", tier=tier,
             region=location.get("country_code") or None, currency="USD",
-            price_raw=price if price else f"price_per_gpu {price}", price_unit="gpu_hour",
+            price_raw=price if price or held else f"price_per_gpu {price}", price_unit="gpu_hour",
             availability=_availability(row),
         )
+        if held:
+            parsed.hold(held, **fields)
+        else:
+            parsed.offer(**fields)
     for message, wheres in problems.items():
         more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
         parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")

@@ -82,9 +82,21 @@ def test_a_zero_price_is_unpriced_not_free():
     assert (row["is_priced"], row["price_text"]) == (False, "price_per_gpu 0")
 
 
-def test_a_price_as_text_fails_naming_the_row():
-    outcome = judge.judge_crawl(run(changed("e1b995fb", price_per_gpu="$0.33/hr")))
-    assert outcome.status == "failed" and "1 price_per_gpu is not a price: e1b995fb" in outcome.error
+def test_a_price_as_text_holds_that_row_the_others_load(offers):
+    # Issue 20 item 2. Executor e1b995fb's price_per_gpu changed to the text "$0.33/hr": that one
+    # listing is held (unpriced, the text kept), the provider suspect, the 16 other listings load as
+    # recorded (e.g. "42ef8a0b-…" "NVIDIA B300 SXM6 AC" "price_per_gpu": 7.97, 8 GPUs).
+    result = run(changed("e1b995fb", price_per_gpu="$0.33/hr"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 17 row(s) held" in outcome.error and "price_per_gpu unreadable: '$0.33/hr'" in outcome.error
+    edited = {o["sku"][:8]: o for o in result.items}
+    held = edited["e1b995fb"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_gpu_hour"]) == (False, "$0.33/hr", None)
+    assert held["offer_key"] == offers["e1b995fb"]["offer_key"]
+    assert edited["42ef8a0b"]["price_per_gpu_hour"] == 7.97
+    assert {k: o["price_per_gpu_hour"] for k, o in edited.items() if k != "e1b995fb"} == \
+        {k: o["price_per_gpu_hour"] for k, o in offers.items() if k != "e1b995fb"}
 
 
 def test_spot_flag_and_tier_that_disagree_fail():
