@@ -23,7 +23,9 @@ What is an offer:
   per-GPU fee on top of the GPU), and everything outside those categories: Cloud@Customer
   (on-premises) GPU rows, VMware per-node commits, Roving Edge per-day devices, CPU parts.
 * ``lastUpdated`` is the source fact ``price_list_updated``. An answer without ``items``, a GPU
-  item without a USD pay-as-you-go price, or no GPU item at all is a layout error.
+  item without a USD pay-as-you-go price, or no GPU item at all is a layout error. One GPU
+  item whose pay-as-you-go value is there but not a price ("N/A", -1) is held
+  (spiders/base.py Parsed.hold, the value kept): the other items load.
 """
 
 from __future__ import annotations
@@ -45,8 +47,15 @@ def gpu_label(display_name: str) -> str:
     return " ".join((m["label"] if m else display_name).split())
 
 
+class Unreadable(str):
+    """A PAY_AS_YOU_GO value that is there but not a price ("N/A", -1): that item is held."""
+
+    value = None
+
+
 def _payg_usd(item: dict):
-    """The USD pay-as-you-go value, or a string saying what is missing."""
+    """The USD pay-as-you-go value, or a string saying what is missing (an :class:`Unreadable`
+    when the value is there but is not a price)."""
     localizations = item.get("currencyCodeLocalizations")
     if not isinstance(localizations, list):
         return "no currencyCodeLocalizations list"
@@ -58,7 +67,9 @@ def _payg_usd(item: dict):
         return "no PAY_AS_YOU_GO price" if not payg else "two PAY_AS_YOU_GO prices"
     value = payg[0].get("value")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        return f"PAY_AS_YOU_GO value {value!r} is not a price"
+        why = Unreadable(f"PAY_AS_YOU_GO value unreadable: {value!r} is not a price")
+        why.value = value
+        return why
     return value
 
 
@@ -88,12 +99,17 @@ def parse_products(text: str, url: str = PRODUCTS) -> Parsed:
             problems.setdefault(f"GPU item(s) priced per {metric!r}, not {UNIT!r} (unit changed?)", []).append(part)
             continue
         price = _payg_usd(item)
+        fields = dict(sku=part, gpu_label=gpu_label(name), gpu_count=1, billing="on-demand",
+                      tier="pay as you go", currency="USD", price_unit="gpu_hour")
+        if isinstance(price, Unreadable):
+            # one item's value is not a price: that item is held (spiders/base.py Parsed.hold,
+            # the value kept), the other items load
+            parsed.hold(str(price), price_raw=price.value, **fields)
+            continue
         if isinstance(price, str):
             problems.setdefault(f"GPU item(s) with {price}", []).append(part)
             continue
-        parsed.offer(sku=part, gpu_label=gpu_label(name), gpu_count=1, billing="on-demand",
-                     tier="pay as you go", currency="USD",
-                     price_raw=price if price else f"PAY_AS_YOU_GO {price}", price_unit="gpu_hour")
+        parsed.offer(price_raw=price if price else f"PAY_AS_YOU_GO {price}", **fields)
     for message, parts in problems.items():
         more = f" and {len(parts) - 3} more" if len(parts) > 3 else ""
         parsed.error(f"{url}: {len(parts)} {message}: {', '.join(parts[:3])}{more}")

@@ -97,6 +97,24 @@ def test_a_gpu_item_without_a_usd_price_fails():
     assert parsed.errors == [f"{PRODUCTS}: 1 GPU item(s) with no USD prices: B98415"]
 
 
+def test_one_price_that_is_not_a_number_holds_that_item_the_others_load(august):
+    # Issue 20 item 2. B98415 "Oracle Cloud Infrastructure - Compute - GPU - H100", "metricName": "GPU Per
+    # Hour", '"prices": [{"model": "PAY_AS_YOU_GO", "value": 10}]', the value changed to the text "N/A":
+    # that one item is held (unpriced, the text kept), the provider suspect, the 17 other items load
+    # (SOURCE.md: B110519 H200 10.0, B110978 B200 14.0, ...).
+    usd = [{"currencyCode": "USD", "prices": [{"model": "PAY_AS_YOU_GO", "value": "N/A"}]}]
+    result = run(changed("B98415", currencyCodeLocalizations=usd))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 18 row(s) held" in outcome.error and "PAY_AS_YOU_GO value unreadable: 'N/A'" in outcome.error
+    edited = {o["sku"]: o for o in result.items}
+    held = edited["B98415"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_gpu_hour"], held["gpu_model"]) == (False, "N/A", None, "H100")
+    assert (edited["B110519"]["price_per_gpu_hour"], edited["B110978"]["price_per_gpu_hour"]) == (10.0, 14.0)
+    assert {k: o["price_per_gpu_hour"] for k, o in edited.items() if k != "B98415"} == \
+        {k: o["price_per_gpu_hour"] for k, o in august.items() if k != "B98415"}
+
+
 def test_an_answer_without_items_or_without_gpu_items_fails():
     assert "expected a JSON object with a 'items' list" in judge.judge_crawl(run('{"error": "maintenance"}')).error
     cpu_only = json.dumps({"lastUpdated": "2026-08-14T09:09:55.872Z",
