@@ -9,7 +9,9 @@ mapping keyed by instance type (real recordings, zone fr-par-2, 2026-08-22)::
                        "end_of_service": false, ...}
 
 * Prices are **EUR** per instance-hour (the whole ``gpu`` GPUs), kept in EUR (never converted).
-  The catalog states no currency; one that states another currency fails. ``monthly_price`` is
+  The catalog states no currency; a catalog that states another currency fails, one type that
+  does is held (spiders/base.py Parsed.hold), as is one type whose ``hourly_price`` is there but
+  not a positive number ("N/A", 0): the other types load. ``monthly_price`` is
   ``hourly_price`` x 730 on this API: a pair that no longer agrees is a unit change (layout
   error), not a price.
 * An offer per GPU type (``gpu`` >= 1): ``sku`` = the commercial type, label = ``gpu_info.gpu_name``
@@ -50,6 +52,10 @@ def parse_servers(text: str, url: str, zone: str = "fr-par-2") -> tuple[Parsed, 
     servers = json_member(document, "servers", dict, url, parsed) if document is not None else None
     if servers is None:
         return parsed, []
+    foreign = stated_currency(document, expected="EUR")
+    if foreign:
+        parsed.error(f"{url}: the catalog states {foreign}; its prices are read as EUR")
+        return parsed, list(servers)
     problems: dict[str, list[str]] = {}
     skipped: dict[str, list[str]] = {}
     for name, server in servers.items():
@@ -67,17 +73,22 @@ def parse_servers(text: str, url: str, zone: str = "fr-par-2") -> tuple[Parsed, 
             problems.setdefault("GPU type(s) without gpu_info.gpu_name", []).append(name)
             continue
         hourly, monthly = server.get("hourly_price"), server.get("monthly_price")
-        if not _number(hourly) or hourly <= 0:
+        if hourly is None:
             problems.setdefault("hourly_price is not a price", []).append(f"{name}={hourly!r}")
             continue
-        if monthly is not None and (not _number(monthly) or abs(monthly - hourly * HOURS_PER_MONTH) > 0.01 * monthly):
+        # One type's hourly_price that is there but not a positive number ("N/A", 0, -1), or a
+        # type stating another currency: that type is held (spiders/base.py Parsed.hold, the value
+        # kept), the other types load.
+        held = None
+        if not _number(hourly) or hourly <= 0:
+            held = f"hourly_price unreadable: {hourly!r} (not a positive number of EUR)"
+        elif monthly is not None and (not _number(monthly) or abs(monthly - hourly * HOURS_PER_MONTH) > 0.01 * monthly):
             problems.setdefault(f"hourly_price x {HOURS_PER_MONTH} is not monthly_price (unit changed?)", []).append(
                 f"{name} {hourly!r}/h vs {monthly!r}/month")
             continue
         foreign = stated_currency(server, expected="EUR")
         if foreign:
-            problems.setdefault("type(s) state a currency other than EUR", []).append(f"{name} {foreign}")
-            continue
+            held = f"type states {foreign} (its prices are read as EUR)"
         if server.get("mig_profile"):
             skipped.setdefault("mig_slices", []).append(f"{name}: {server['mig_profile']}")
             continue
@@ -85,10 +96,14 @@ def parse_servers(text: str, url: str, zone: str = "fr-par-2") -> tuple[Parsed, 
             skipped.setdefault("end_of_service_types", []).append(name)
             continue
         memory = info.get("gpu_memory")
-        parsed.offer(sku=name, gpu_label=str(info["gpu_name"]), gpu_count=gpus,
-                     vram_gb=memory / 2**30 if _number(memory) and memory > 0 else None,
-                     billing="on-demand", region=zone, currency="EUR", price_raw=hourly,
-                     price_unit="instance_hour")
+        fields = dict(sku=name, gpu_label=str(info["gpu_name"]), gpu_count=gpus,
+                      vram_gb=memory / 2**30 if _number(memory) and memory > 0 else None,
+                      billing="on-demand", region=zone, currency="EUR", price_raw=hourly,
+                      price_unit="instance_hour")
+        if held:
+            parsed.hold(held, **fields)
+        else:
+            parsed.offer(**fields)
     for message, names in problems.items():
         more = f" and {len(names) - 3} more" if len(names) > 3 else ""
         parsed.error(f"{url}: {len(names)} {message}: {', '.join(names[:3])}{more}")

@@ -65,8 +65,33 @@ def test_cpu_only_look_alikes_are_not_offers(offers):
 
 def test_eur_is_never_read_as_usd():
     assert judge.judge_crawl(run()).status == "ok"
+    # one type stating USD is held, never read as EUR or USD (issue 20 item 2)
     text = changed("L4-1-24G", currency="USD")
-    assert parse_servers(text, URL1)[0].errors == [f"{URL1}: 1 type(s) state a currency other than EUR: L4-1-24G currency='USD'"]
+    parsed = parse_servers(text, URL1)[0]
+    assert parsed.layout_errors == [] and len(parsed.held) == 1 and "currency='USD'" in parsed.held[0]
+    [l4] = [o for o in run(text).items if o["sku"] == "L4-1-24G"]
+    assert (l4["is_priced"], l4["price_per_hour"], l4["currency"]) == (False, None, "EUR")
+    # the whole catalog stating USD fails
+    doc = json.loads(PAGE1)
+    doc["currency"] = "USD"
+    assert parse_servers(json.dumps(doc), URL1)[0].errors == [f"{URL1}: the catalog states currency='USD'; its prices are read as EUR"]
+
+
+def test_one_unreadable_hourly_price_holds_that_type_the_others_load(offers):
+    # Issue 20 item 2. '"H100-SXM-8-80G": {"hourly_price": 25.3308, "monthly_price": 18491.484, "gpu": 8, ...'
+    # its hourly_price changed to the text "N/A": that one type is held (unpriced, the text kept), the
+    # provider suspect, every other type of page 1 loads as recorded.
+    real = {o["sku"]: o for o in run().items}
+    result = run(changed("H100-SXM-8-80G", hourly_price="N/A"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(real)} row(s) held" in outcome.error and "hourly_price unreadable: 'N/A'" in outcome.error
+    edited = {o["sku"]: o for o in result.items}
+    held = edited["H100-SXM-8-80G"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"], held["gpu_count"]) == (False, "N/A", None, 8)
+    assert held["offer_key"] == offers["H100-SXM-8-80G"]["offer_key"]
+    assert {k: o["price_per_hour"] for k, o in edited.items() if k != "H100-SXM-8-80G"} == \
+        {k: o["price_per_hour"] for k, o in real.items() if k != "H100-SXM-8-80G"}
 
 
 def test_a_monthly_figure_in_the_hourly_field_fails_as_a_unit_change():
