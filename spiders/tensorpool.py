@@ -12,8 +12,9 @@ are in a comparison of three providers, printed twice:
 
 Only the TensorPool column is TensorPool's offer (found by its header, not by its highlight
 colour); the Lambda Labs and "Traditional Clouds" columns are competitors' figures as TensorPool
-prints them and are never read. The desktop and mobile TensorPool prices must agree. Prices
-are USD per GPU-hour ("GPU COSTS / HR", "$4.99/hr"; another unit fails), on-demand; the CPU
+prints them and are never read. The desktop and mobile TensorPool prices must agree; a row whose
+price neither copy prints as a "$" amount ("TBD", "€1.99/hr") is held (spiders/base.py
+Parsed.hold, the desktop text kept) and the other rows load. Prices are USD per GPU-hour ("GPU COSTS / HR", "$4.99/hr"; another unit fails), on-demand; the CPU
 row ($0.015/hr) is not a GPU. "Interested in committed discounts? Contact us": no committed
 price is printed, so there is no reserved offer.
 """
@@ -33,7 +34,10 @@ CATEGORIES = {"ON-DEMAND": "on-demand"}
 NOT_GPUS = {"CPU"}
 PRICE = re.compile(r"^(\$\d+(?:\.\d+)?)/hr$")
 NOT_OFFERED = {"n/a", "-", "—"}
-MOBILE_LINE = re.compile(r"^(.+?) - (\$\d+(?:\.\d+)?|N/A)$")
+MOBILE_LINE = re.compile(r"^(.+?) - (.+)$")
+MOBILE_PRICE = re.compile(r"^\$\d+(?:\.\d+)?$")
+# A "$" amount per another unit ("$1.99/min", "$1,450/mo"): the unit changed, not one cell.
+OTHER_UNIT = re.compile(r"^\$\d[\d,]*(?:\.\d+)?\s*/\s*(?!hr$)\S")
 MOBILE_UNIT = "GPU COSTS / HR"
 
 
@@ -71,13 +75,20 @@ def parse_pricing(body: str, url: str) -> Parsed:
         if label in NOT_GPUS or value.lower() in NOT_OFFERED:
             continue
         m = PRICE.match(value)
+        billing = CATEGORIES[category]
+        if not m and not OTHER_UNIT.match(value) and not MOBILE_PRICE.match(mobile.get(label, "")):
+            # Both copies unreadable ("TBD", "€1.99/hr", "$1.9.9/hr"): that offer is held
+            # (spiders/base.py Parsed.hold, the desktop text kept), the other rows load.
+            parsed.hold(f"{COLUMN} price cell unreadable: {value!r} (mobile {mobile.get(label)!r}; not '$X/hr')",
+                        gpu_label=label, gpu_count=1, billing=billing, tier=billing, region=None, currency="USD",
+                        self_service=True, price_raw=value or None, price_unit="gpu_hour", availability=None)
+            continue
         if not m:
             bad.setdefault(f"{COLUMN} price is not '$X/hr'", []).append(f"{label}: {value}")
             continue
         if mobile.get(label) != m.group(1):
             bad.setdefault("desktop and mobile prices disagree", []).append(f"{label}: {value} / {mobile.get(label)}")
             continue
-        billing = CATEGORIES[category]
         parsed.offer(gpu_label=label, gpu_count=1, billing=billing, tier=billing, region=None, currency="USD",
                      self_service=True, price_raw=m.group(1), price_unit="gpu_hour", availability=None)
     for problem, rows_ in bad.items():

@@ -77,6 +77,24 @@ def test_a_struck_through_old_price_is_not_read():
     assert outcome.status == "failed" and "struck through only" in outcome.error
 
 
+def test_one_unreadable_price_holds_that_row_the_others_load(offers):
+    # Issue 20 item 2. The H100 SXM row: desktop TensorPool cell "$1.99/hr" and the mobile card's
+    # "H100 SXM - <strong>$1.99</strong>" (SOURCE.md "H100 SXM $1.99"), both changed to "TBD": that one
+    # offer is held (unpriced, the text kept), the provider suspect, the four other GPUs load.
+    body = BODY.replace(f"{CELL}$1.99/hr</div>", f"{CELL}TBD</div>").replace(
+        "H100 SXM - <strong>$1.99</strong>", "H100 SXM - <strong>TBD</strong>", 1)
+    result = run(body)
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 5 row(s) held" in outcome.error and "TensorPool price cell unreadable: 'TBD'" in outcome.error
+    edited = {o["gpu_label"]: o for o in result.items}
+    held = edited["H100 SXM"]
+    assert (held["is_priced"], held["price_raw"], held["price_per_gpu_hour"]) == (False, "TBD", None)
+    assert held["offer_key"] == offers["H100 SXM"]["offer_key"]
+    assert {label: o["price_per_gpu_hour"] for label, o in edited.items() if label != "H100 SXM"} == {
+        "B200 SXM": 4.99, "H200 SXM": 2.99, "B300 SXM": 5.49, "L40S": 1.49}
+
+
 def test_mobile_copy_that_disagrees_fails():
     outcome = judged(BODY.replace("B200 SXM - <strong>$4.99</strong>", "B200 SXM - <strong>$3.99</strong>", 1))
     assert outcome.status == "failed" and "disagree" in outcome.error and "B200 SXM" in outcome.error
