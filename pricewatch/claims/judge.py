@@ -37,7 +37,8 @@ def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:
             ok = abs(diff) <= abs(pub) * tol.percent / 100
     if ok and not o.drift:
         return "holds", diff, None
-    reason = [] if ok else [f"published {display(claim, pub)}, now {display(claim, cur)}"]
+    reason = [] if ok else [f"published {display(claim, pub)}, now {display(claim, cur)}" +
+                            (f": {o.note}" if isinstance(pub, bool) and o.note else "")]
     if o.drift:
         reason.append(o.drift)
     return "drifted", diff, "; ".join(reason)

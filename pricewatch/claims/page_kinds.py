@@ -8,7 +8,7 @@ from datetime import timezone
 from decimal import Decimal
 
 from pricewatch.claims import kinds as K
-from pricewatch.claims.formatting import quantize
+from pricewatch.claims.formatting import display, quantize
 from pricewatch.claims.judge import judge
 from pricewatch.claims.result import Outcome, _input
 
@@ -35,8 +35,16 @@ class PageKinds:
         if values is not None:
             a, b = (quantize(v, c.rounds_to) for v in values)
             o.value = a == b
-            o.note = f"{a} vs {b}"
+            o.note = f"{self._term_words(c.of, a)} {'=' if a == b else '≠'} {self._term_words(c.to, b)}"
         return o
+
+    def _term_words(self, term, value) -> str:
+        """A term of a relation in words, with its number as the page shows it: "the ratio at
+        our prices (g-ratio-full-vs-qlora.own) 34×"; a constant is its number."""
+        if isinstance(term, K.ClaimRef) and term.claim in self.claims:
+            claim = self.claims[term.claim]
+            return f"{claim.says.en if claim.says and claim.says.en else claim.id} ({claim.id}) {display(claim, value)}"
+        return str(Decimal(value).normalize())
 
     def _rule_param(self, c: K.RuleParam, claim, page) -> Outcome:
         method = page.memory.methods[c.method]
@@ -72,7 +80,8 @@ class PageKinds:
         values, o = self._terms([c.of, c.than])
         if values is not None:
             o.value = values[0] < values[1]
-            o.note = f"{values[0].normalize()} vs {values[1].normalize()}"
+            o.note = (f"{self._term_words(c.of, values[0])} {'<' if o.value else '≥'} "
+                      f"{self._term_words(c.than, values[1])}")
         return o
 
     def _parameter(self, c: K.Parameter, claim, page) -> Outcome:
