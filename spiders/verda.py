@@ -25,7 +25,9 @@ What is an offer here:
   containers, whose names carry no GPU (``" on-demand"``, ``" serverless spot"``).
 
 A description we do not know is a layout error for that offer kind, never a guess; so is a
-unit other than "hour" in ``priceSpecification``. The page repeats the H100 rows verbatim
+unit other than "hour" in ``priceSpecification``. One offer whose price is not a positive
+amount in its own ``priceCurrency`` ("N/A", "€7.50" in a USD offer, 0, null) is held
+(spiders/base.py Parsed.hold, the value kept): the other offers load. The page repeats the H100 rows verbatim
 (featured grid + full list): the duplicate pipeline folds them. Confidential-compute rows
 ("B200 CC SXM6 180GB") keep their label, so their key differs from the plain B200's.
 """
@@ -36,7 +38,7 @@ import re
 
 from parsel import Selector
 
-from spiders.base import Parsed, PriceSpider, load_json
+from spiders.base import Parsed, PriceSpider, json_price, load_json
 
 #: kind in the offer name -> (the description the page gives it, billing, tier)
 KINDS = {
@@ -130,12 +132,20 @@ def parse_pricing(text: str, url: str) -> Parsed:
                                 []).append(name)
             continue
         vram = VRAM.search(m["label"])
-        parsed.offer(
+        fields = dict(
             gpu_label=m["label"], gpu_count=int(m["count"]),
             vram_gb=float(vram[1]) if vram else None,
             billing=billing, tier=tier, self_service=True, currency=str(currency).strip(),
             price_raw=offer.get("price", spec.get("price")), price_unit="instance_hour",
         )
+        raw, why = json_price(fields["price_raw"], fields["currency"].upper())
+        if why:
+            # one offer whose price is not a positive amount in its currency ("N/A", "€7.50" in a
+            # USD offer, 0, null): that offer is held (spiders/base.py Parsed.hold, the value
+            # kept), the other offers load
+            parsed.hold(f"price unreadable: {why}", **fields)
+        else:
+            parsed.offer(**fields)
     for problem, names in problems.items():  # one message per distinct problem, the example last
         parsed.error(f"{len(names)} {problem}, e.g. {names[0]!r}")
     if not parsed.offers and not parsed.errors:

@@ -209,6 +209,25 @@ def test_unit_other_than_hour_fails():
         edited(per_minute))
 
 
+def test_one_unreadable_price_holds_that_offer_the_others_load(real):
+    # Issue 20 item 2. {"name":"1x B300 SXM6 268GB on-demand","description":"Hourly on-demand instance
+    # price","price":7.5,"priceCurrency":"USD","priceSpecification":{...,"price":7.5,...}}: both prices
+    # changed to the text "N/A—": that one offer is held (unpriced, the text kept), the provider
+    # suspect, every other offer loads as recorded.
+    def garbled(graph):
+        [node] = offer_nodes(graph, "1x B300 SXM6 268GB on-demand")
+        node["price"] = node["priceSpecification"]["price"] = "N/A—"
+    result = run(edited(garbled))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(real.items)} row(s) held" in outcome.error and "price unreadable: not a price ('N/A—')" in outcome.error
+    held = find(result, 1, "B300 SXM6 268GB", "on-demand", "on-demand")
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"]) == (False, "N/A—", None)
+    others = sorted((i["offer_key"], i["price_per_hour"]) for i in result.items if i is not held)
+    assert others == sorted((i["offer_key"], i["price_per_hour"]) for i in real.items if i["offer_key"] != held["offer_key"])
+    assert all(i["is_priced"] for i in result.items if i is not held)
+
+
 def test_price_disagreeing_with_its_price_specification_fails():
     def two_prices(graph):
         offer_nodes(graph, "1x B300 SXM6 268GB on-demand")[0]["priceSpecification"]["price"] = 7.9
