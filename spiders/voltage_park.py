@@ -12,7 +12,10 @@ The dashboard's logged-out call (no key). The whole answer (real recording 2026-
   decimal strings ``gpu_price_<network>`` (USD; never multiplied by 8 or read as a node price).
   ``sku`` = the location id (the region is not named in this answer).
 * ``gpu_count_<network>`` is how many GPUs are free: 0 is "sold out" in ``availability``, and the
-  published price is still the offer's price. A price of "0", empty or null is no price.
+  published price is still the offer's price. A price of "0", empty or null is no price. A
+  price string per another unit ("$15.92/node") fails the page; any other value that is not a
+  decimal string ("N/A", "€1.99") holds that network's offer (spiders/base.py Parsed.hold, the
+  value kept), the other loads.
 * The GPU label is the node's ``gpu_model`` ("h100-sxm5-80gb"), VRAM as the label says.
 * Paging: the answer says ``has_next``; a true ``has_next`` is a layout error (the spider reads
   one page and must not pretend it read the book), as is an empty ``results`` list or a result
@@ -35,6 +38,8 @@ from spiders.base import Parsed, PriceSpider, json_member, load_json, stated_cur
 LOCATIONS = "https://cloud-api.voltagepark.com/api/v1/bare-metal/locations"
 NETWORKS = ("ethernet", "infiniband")
 PRICE = re.compile(r"^\d+(\.\d+)?$")
+# A price per some unit ("$15.92/node", "1.99/hr"): the field no longer holds a bare per-GPU price.
+PER_UNIT = re.compile(r"^\$?\d[\d,]*(?:\.\d+)?\s*/\s*\S")
 
 
 def _vram(label: str) -> float | None:
@@ -75,19 +80,27 @@ def parse_locations(text: str, url: str = LOCATIONS) -> Parsed:
             if field not in location:
                 continue
             raw = location[field]
+            fields = dict(sku=where, gpu_label=label, gpu_count=node["gpu_count"], vram_gb=_vram(label),
+                          billing="on-demand", tier="bare metal", variant=network, currency="USD",
+                          price_unit="gpu_hour",
+                          availability=(f"{free} GPUs free" if free else "sold out (0 GPUs free)")
+                          if isinstance(free, int) and not isinstance(free, bool) else None)
             if raw not in (None, "") and not (isinstance(raw, str) and PRICE.match(raw.strip())):
-                parsed.error(f"{url}: location {where}: {field} {raw!r} is not a decimal price string")
+                if isinstance(raw, str) and PER_UNIT.match(raw.strip()):   # "$15.92/node": per another unit
+                    parsed.error(f"{url}: location {where}: {field} {raw!r} is not a decimal price string")
+                    continue
+                # "N/A", "1.9.9", "€1.99", a number instead of a string: this network's price cannot
+                # be read; its offer is held (spiders/base.py Parsed.hold, the value kept), the
+                # other network and locations load.
+                priced += 1
+                parsed.hold(f"{field} unreadable: {raw!r} is not a decimal price string", price_raw=raw, **fields)
                 continue
             try:
                 value = Decimal(raw.strip()) if raw not in (None, "") else None
             except InvalidOperation:
                 value = None
             priced += 1
-            parsed.offer(sku=where, gpu_label=label, gpu_count=node["gpu_count"], vram_gb=_vram(label),
-                         billing="on-demand", tier="bare metal", variant=network, currency="USD",
-                         price_raw=raw if value else f"{field} {raw!r}", price_unit="gpu_hour",
-                         availability=(f"{free} GPUs free" if free else "sold out (0 GPUs free)")
-                         if isinstance(free, int) and not isinstance(free, bool) else None)
+            parsed.offer(price_raw=raw if value else f"{field} {raw!r}", **fields)
         if not priced:
             parsed.error(f"{url}: location {where} has none of {', '.join(f'gpu_price_{n}' for n in NETWORKS)}")
     return parsed

@@ -56,6 +56,20 @@ def test_a_node_price_in_the_gpu_field_is_refused_as_text_and_zero_is_unpriced()
     assert (eth["is_priced"], eth["price_text"]) == (False, "gpu_price_ethernet '0.00'")
 
 
+def test_one_unreadable_price_holds_that_network_the_other_loads():
+    # Issue 20 item 2. '"gpu_price_ethernet":"1.99",...,"gpu_price_infiniband":"2.49"': the ethernet
+    # price changed to "N/A—": that offer is held (unpriced, the text kept), the provider suspect, the
+    # infiniband offer loads at 2.49 per GPU-hour as recorded.
+    result = run(changed(gpu_price_ethernet="N/A—"))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 2 row(s) held" in outcome.error and "gpu_price_ethernet unread" in outcome.error
+    # the monitor line is cut short (the row is named by its location id); the reason in full:
+    assert any("gpu_price_ethernet unreadable: 'N/A—'" in m for m in result.report["layout_errors"])
+    got = {o["variant"]: (o["is_priced"], o["price_raw"], o["price_per_gpu_hour"], o["gpu_count"]) for o in result.items}
+    assert got == {"ethernet": (False, "N/A—", None, 8), "infiniband": (True, "2.49", 2.49, 8)}
+
+
 def test_a_second_page_is_not_silently_ignored():
     outcome = judge.judge_crawl(run(changed(top={"has_next": True, "total_result_count": 3})))
     assert outcome.status == "failed"
