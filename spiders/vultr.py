@@ -12,7 +12,10 @@ Only a location whose ``location_cost`` entry states a different hourly price (V
 per-location surcharge) is an offer of its own, with ``region`` set; a ``location_cost`` entry
 without that hourly figure leaves the location out (source fact ``locations_without_hourly_price``).
 ``deploy_ondemand`` / ``deploy_preemptible`` = false: that tier cannot be ordered, so it is no
-offer (source fact ``tiers_not_deployable``); answers without the flags offer both.
+offer (source fact ``tiers_not_deployable``); answers without the flags offer both. One price
+that is not a positive number ("N/A", -1), in a plan or a ``location_cost`` entry, or a plan
+stating a currency other than USD, holds that offer (spiders/base.py Parsed.hold, the value
+kept): the other plans, tiers and locations load. A renamed ``hourly_cost`` fails the page.
 
 Cloud GPU plans (``type: vcg``) carry ``gpu_type`` ("NVIDIA_A100"), ``gpu_vram_gb`` (the VRAM
 of the whole plan) and, in newer answers, ``gpu_count`` (a string, "1/4" for a slice). Vultr
@@ -106,17 +109,14 @@ class _Reader:
         if "hourly_cost" not in plan:
             self.problem("GPU plan lacks hourly_cost", plan_id)
             return
+        # One plan stating another currency, or one price that is not a positive number ("N/A",
+        # -1, "$2.39"), holds that offer (spiders/base.py Parsed.hold, the value kept): the other
+        # plans, tiers and locations load.
         foreign = stated_currency(plan)
-        if foreign:
-            self.problem(f"GPU plan states {foreign}; hourly_cost is read as USD", plan_id)
-            return
         for billing, tier, field, flag in TIERS:
             price = plan.get(field)
             if price is None or (billing == "spot" and price == 0):
                 continue   # no preemptible price: not offered
-            if not _number(price) or price <= 0:
-                self.problem(f"{field} is not a price", plan_id)
-                continue
             deployable = plan.get(flag)
             if deployable not in (True, False, None):
                 self.problem(f"{flag} is not true/false", plan_id)
@@ -124,7 +124,16 @@ class _Reader:
             if deployable is False:
                 self.skip("tiers_not_deployable", f"{plan_id}: {billing} (${price}/h, {flag} false)")
                 continue
-            base, own = [], {}
+            common = dict(sku=plan_id, gpu_label=label, gpu_count=count, vram_gb=vram_gb, billing=billing,
+                          tier=tier, currency="USD", price_unit="instance_hour")
+            if foreign or not _number(price) or price <= 0:
+                listed = list(dict.fromkeys(locations))
+                self.parsed.hold(f"GPU plan states {foreign}; {field} is read as USD" if foreign else
+                                 f"{field} unreadable: {price!r} is not a price", **common, region=None,
+                                 price_raw=price,
+                                 availability=f"locations: {', '.join(listed)}" if listed else "no location")
+                continue
+            base, own, held = [], {}, {}
             for location in dict.fromkeys(locations):   # de-duplicated, in order
                 here = location_cost.get(location)
                 if here is None or not here:
@@ -133,18 +142,19 @@ class _Reader:
                     self.skip("locations_without_hourly_price",
                               f"{plan_id}@{location}: location_cost has no {field}")
                 elif not _number(here[field]) or here[field] <= 0:
-                    self.problem(f"location_cost {field} is not a price", f"{plan_id}@{location}")
+                    held[location] = here[field]
                 elif here[field] == price:
                     base.append(location)
                 else:
                     own[location] = here[field]
-            common = dict(sku=plan_id, gpu_label=label, gpu_count=count, vram_gb=vram_gb, billing=billing,
-                          tier=tier, currency="USD", price_unit="instance_hour")
-            if base or not own:
+            if base or not (own or held):
                 self.parsed.offer(**common, region=None, price_raw=price,
                                   availability=f"locations: {', '.join(base)}" if base else "no location")
             for location, value in own.items():
                 self.parsed.offer(**common, region=location, price_raw=value, availability=f"locations: {location}")
+            for location, value in held.items():
+                self.parsed.hold(f"location_cost {field} unreadable: {value!r} is not a price", **common,
+                                 region=location, price_raw=value, availability=f"locations: {location}")
 
     def cloud_plan(self, plan: dict) -> None:
         gpu_type = plan.get("gpu_type")
@@ -227,6 +237,10 @@ def _parse(text: str, url: str, member: str, read) -> Parsed:
     reader = _Reader(url)
     document = load_json(text, url, reader.parsed)
     plans = json_member(document, member, list, url, reader.parsed) if document is not None else None
+    foreign = stated_currency(document) if plans is not None else None
+    if foreign:
+        reader.parsed.error(f"{url}: the answer states {foreign}; hourly_cost is read as USD")
+        return reader.finish()
     for plan in plans or []:
         if not isinstance(plan, dict) or not isinstance(plan.get("id"), str) or not plan.get("id"):
             reader.problem("a plan is not an object with an id", "?")

@@ -229,9 +229,24 @@ def test_renamed_price_field_fails_naming_the_field():
         assert len(parsed.errors) == 1   # one message per distinct problem, naming the plans
 
 
-def test_a_price_that_is_not_a_number_fails():
-    parsed = parse_plans_metal(metal(vbm_112c_2048gb_8_h100_gpu={"hourly_cost": "23.92 USD"}), METAL)
-    assert parsed.errors == [f"{METAL}: hourly_cost is not a price: 'vbm-112c-2048gb-8-h100-gpu'"]
+def test_a_price_that_is_not_a_number_holds_that_offer_the_others_load():
+    # Issue 20 item 2. "vbm-112c-2048gb-8-h100-gpu": "hourly_cost": 23.92, "hourly_cost_preemptible": 18.4,
+    # the on-demand price changed to the text "23.92 USD": that one offer is held (unpriced, the text
+    # kept), the provider suspect; its preemptible offer (18.4) and every other plan load as recorded.
+    real = run_metal()
+    result = run_metal(metal(vbm_112c_2048gb_8_h100_gpu={"hourly_cost": "23.92 USD"}))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert f"1 of {len(real.items)} row(s) held" in outcome.error
+    assert any("hourly_cost unreadable: '23.92 USD' is not a price" in m for m in result.report["layout_errors"])
+    h100 = plan_offers(result, "vbm-112c-2048gb-8-h100-gpu")
+    held = h100[("on-demand", None)]
+    assert (held["is_priced"], held["price_raw"], held["price_per_hour"]) == (False, "23.92 USD", None)
+    assert h100[("spot", None)]["price_per_hour"] == 18.4
+    # "vbm-256c-2048gb-8-mi300x-gpu": "hourly_cost": 17.52
+    assert plan_offers(result, "vbm-256c-2048gb-8-mi300x-gpu")[("on-demand", None)]["price_per_hour"] == 17.52
+    others = sorted((o["offer_key"], o["price_per_hour"]) for o in result.items if o is not held)
+    assert others == sorted((o["offer_key"], o["price_per_hour"]) for o in real.items if o["offer_key"] != held["offer_key"])
 
 
 def test_metal_answer_without_its_list_fails():
