@@ -97,6 +97,21 @@ def ev(scenario, run: str, claim_id: str) -> dict:
     return row
 
 
+def test_the_sources_list_follows_the_cheapest_pick(scenario):
+    """issue 21 item 3: page 1's 出典 line of the cheapest 8x B200 ("Massed Computeの料金
+    vm.massedcompute.com/pricing — Massed Compute (read 2026-10-29)" as published) names the
+    provider picked now, with its read date: in R3 (2026-11-05 02:00) Lambda's 8x B200 at
+    8 x $5.24 is the cheapest, so the line is Lambda's and the sentence drifts."""
+    line = ev(scenario, "R3", "g-sources.massed-pricing")
+    assert line["status"] == "drifted"
+    assert line["current_text"] == "Lambdaの料金 lambda.ai/pricing — Lambda (read 2026-11-05)"
+    assert "names Massed Compute, but g-cite-massed-b200x8 now cites or picks Lambda" in line["reason"]
+    # the Thunder line: same provider, a new price read: it holds (the page shows the new date)
+    thunder = ev(scenario, "R3", "g-sources.thunder-pricing")
+    assert thunder["status"] == "holds"
+    assert thunder["current_text"] == "Thunder Computeの料金 thundercompute.com/pricing — Thunder Compute (read 2026-11-05)"
+
+
 def test_a_run_evaluated_late_uses_no_later_data(scenario):
     statuses = scenario["con"].execute("SELECT status, count(*) FROM claim_evaluations WHERE run_id = ? GROUP BY 1",
                                        [scenario["runs"]["R2"]]).fetchall()

@@ -15,9 +15,11 @@ def judge(claim: R.Claim, o: Outcome) -> tuple[str, Decimal | None, str | None]:
     if o.unverifiable:
         return "unverifiable", None, o.unverifiable
     pub, cur, diff = claim.published, o.value, None
-    if claim.compute.kind == "observed_date":
+    if claim.compute.kind in ("observed_date", "pick_source"):
         # A date states when the readings were taken: it is never itself wrong (what it dates may
         # be). A page that left the date blank ("価格確認日：") is filled in by the regenerated page.
+        # A sources-list line (pick_source) is wrong only when it names another provider than the
+        # one cited or picked now (its outcome's drift).
         ok = True
     elif isinstance(pub, bool) or claim.unit == "mark":
         ok = bool(cur) == bool(pub)

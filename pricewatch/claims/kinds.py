@@ -184,6 +184,17 @@ class SmallestFit(_Strict):
     needs: Term
 
 
+class PickSource(_Strict):
+    """The line of the sources list (出典) for the provider a price claim cites or picks now:
+    "<name>の料金 <page> — <name> (read <date>)". It follows the pick: when the cheapest offer
+    moves to another provider the line names that provider (and drifts, so the page is
+    regenerated with it); while the provider is the same it holds, and shows the new read date
+    once the readings it dates changed (like observed_date)."""
+    kind: Literal["pick_source"]
+    of: str                                   # a cited_offer / cheapest_offer claim id
+    pages: dict[str, str] = Field(default_factory=dict)   # provider -> its price page as printed
+
+
 class CountOf(_Strict):
     """How many claims are listed (the page's count of its sources, "出典 (12)")."""
     kind: Literal["count_of"]
@@ -192,7 +203,8 @@ class CountOf(_Strict):
 
 Compute = Annotated[Union[OwnPrice, ConfigPrice, RunCost, CitedOffer, CheapestOffer, Ratio, Product, Sum,
                           Memory, Fits, TotalVram, FromPrice, Fact, Constant, Difference, Same, RuleParam,
-                          ObservedDate, Less, Parameter, SmallestFit, CountOf], Field(discriminator="kind")]
+                          ObservedDate, Less, Parameter, SmallestFit, CountOf, PickSource],
+                    Field(discriminator="kind")]
 
 
 class RoundsTo(_Strict):

@@ -38,6 +38,35 @@ class PageKinds:
             o.note = f"{self._term_words(c.of, a)} {'=' if a == b else '≠'} {self._term_words(c.to, b)}"
         return o
 
+    def _pick_source(self, c: K.PickSource, claim, page) -> Outcome:
+        """The sources-list line of the provider claim ``c.of`` cites or picks now (see K.PickSource)."""
+        o = self.outcome(c.of)
+        if o.unverifiable:
+            return Outcome(unverifiable=f"names the source of {c.of}: {o.unverifiable}", since=o.since)
+        picked = [i for i in o.inputs if i["used"] and i["role"] in ("cited", "cheapest")]
+        picked.sort(key=lambda i: not i["input_name"].endswith("cheapest pick"))   # the pick first
+        if not picked:
+            return Outcome(unverifiable=f"{c.of} used no offer to name a source for")
+        provider, seen = picked[0]["provider"], picked[0]["observed_at"]
+        address = c.pages.get(provider) or self._source_address(provider, picked[0].get("source_url"))
+        name = self.rules.provider_name(provider)
+        day = seen.astimezone(timezone.utc) if seen else None
+        out = Outcome(value=f"{name}の料金 {address} — {name} (read {day:%Y-%m-%d})" if day else
+                      f"{name}の料金 {address} — {name}", inputs=[])
+        published = str(claim.published)
+        if not published.startswith(f"{name}の料金 "):
+            out.drift = (f"the sources list names {published.split('の料金')[0]}, but {c.of} now cites or picks "
+                         f"{name}: the line is now {out.value}")
+        return out
+
+    def _source_address(self, provider: str, url: str | None) -> str:
+        """A provider's price page as a sources list prints it (host and path, no scheme)."""
+        from urllib.parse import urlsplit
+        if not url:
+            return provider
+        parts = urlsplit(url)
+        return (parts.netloc.removeprefix("www.") + parts.path.rstrip("/")) or url
+
     def _term_words(self, term, value) -> str:
         """A term of a relation in words, with its number as the page shows it: "the ratio at
         our prices (g-ratio-full-vs-qlora.own) 34×"; a constant is its number."""

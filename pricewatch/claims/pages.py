@@ -167,8 +167,9 @@ class _Values:
         return text.replace(", ", "、") if modifier == "ja_list" else text
 
     def _dates_a_change(self, c: R.Claim) -> bool:
-        return c.compute.kind == "observed_date" and any(
-            (self.rows.get(cid) or {}).get("status") == "drifted" for cid in c.compute.of)
+        dated = c.compute.of if c.compute.kind == "observed_date" else [c.compute.of] \
+            if c.compute.kind == "pick_source" else []
+        return any((self.rows.get(cid) or {}).get("status") == "drifted" for cid in dated)
 
     @property
     def markdown(self) -> bool:

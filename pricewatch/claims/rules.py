@@ -44,6 +44,7 @@ from pricewatch.claims.kinds import (
     ObservedDate,
     OwnPrice,
     Parameter,
+    PickSource,
     Product,
     Ratio,
     RuleParam,
@@ -271,6 +272,8 @@ def refs(claim: Claim) -> list[str]:
         return list(c.of)
     if isinstance(c, CountOf):
         return list(c.claims)
+    if isinstance(c, PickSource):
+        return [c.of]
     return []
 
 
