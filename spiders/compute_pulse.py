@@ -23,6 +23,9 @@ What is an offer:
   unit fails the source). A row in another currency (``currency`` EUR / CHF / INR) keeps its
   own price, ``price_native`` in that currency, never the aggregator's USD conversion.
 * billing_type ``on_demand`` / ``spot`` / ``reserved`` (anything else is a layout error).
+* A row whose price is there but not a positive number ("N/A", "$8.77", 0) makes the lowest
+  price of its offer unknown: that offer is held (spiders/base.py Parsed.hold, the value kept),
+  the other offers load. A price that is null (a EUR row without ``price_native``) fails.
 * An empty book (``data`` [] and ``page.total`` 0) is no offer and not an error of the whole
   source; each book's stated size is a fact (``listings_total/<slug>``, 0 for an empty one).
   No rows with a total above 0 is a layout error.
@@ -114,10 +117,14 @@ def listing_offers(rows: list[dict], what: str) -> Parsed:
             continue
         currency = row.get("currency") or "USD"
         price = row.get("price_native") if row.get("currency") else row.get("price_per_gpu_hour")
-        if isinstance(price, bool) or not isinstance(price, (int, float)) or price <= 0:
-            field = "price_native" if row.get("currency") else "price_per_gpu_hour"
+        field = "price_native" if row.get("currency") else "price_per_gpu_hour"
+        if price is None:
             problems.setdefault(f"{field} is not a price", []).append(f"{where}={price!r}")
             continue
+        # A price that is there but not a positive number ("N/A", "$8.77", 0): the lowest price of
+        # that offer cannot be known; the offer is held (spiders/base.py Parsed.hold), the rest loads.
+        unreadable = (f"{field} unreadable: {price!r} (listing {where})"
+                      if isinstance(price, bool) or not isinstance(price, (int, float)) or price <= 0 else None)
         variant = row.get("gpu_variant")
         hours = row.get("min_duration_hours")
         region = row.get("region")
@@ -130,6 +137,8 @@ def listing_offers(rows: list[dict], what: str) -> Parsed:
             variant=str(row["interconnect"]) if row.get("interconnect") else None,
             currency=str(currency).upper(), price_raw=price, price_unit="gpu_hour", is_aggregator=True,
         )
+        if unreadable:
+            offer["_held"] = unreadable
         if row.get("_capture"):
             offer["capture"] = row["_capture"]
         offer["availability"] = {True: "available", False: "not available"}.get(row.get("available"))
@@ -140,6 +149,14 @@ def listing_offers(rows: list[dict], what: str) -> Parsed:
         if len({o["currency"] for o in offers}) > 1:
             problems.setdefault("rows of one offer in two currencies", []).append(
                 f"{dict(identity)['tier']} {dict(identity)['gpu_label']} x{dict(identity)['gpu_count']}")
+            continue
+        held = [o for o in offers if o.get("_held")]
+        if held:
+            fields = {k: v for k, v in held[0].items() if k != "_held"}
+            if len(offers) > 1:
+                fields["availability"] = f"{len(held)} of {len(offers)} listings unreadable"
+            parsed.hold(held[0]["_held"] + (f", {len(held)} of {len(offers)} listings of this offer unreadable"
+                                            if len(offers) > 1 else ""), **fields)
             continue
         best = min(offers, key=lambda o: o["price_raw"])
         if len(offers) > 1:

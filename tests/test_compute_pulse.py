@@ -104,6 +104,25 @@ def test_a_unit_switch_fails_the_source():
     assert outcome.status == "failed" and "meta.price_unit is 'USD per instance hour'" in outcome.error
 
 
+def test_one_unreadable_price_holds_that_offer_the_others_load(b300):
+    # Issue 20 item 2. {"id":"1754","provider":"GPU.ai","gpu_model":"B300","gpu_count":8,"region":"ca",
+    # "price_per_gpu_hour":6.3275,"billing_type":"on_demand",...}: the price changed to the text "N/A":
+    # that one offer is held (unpriced, the text kept), the source suspect, the 8 other offers load.
+    old = '"region":"ca","price_per_gpu_hour":6.3275,'
+    assert B300.count(old) == 1
+    result = run(B300.replace(old, '"region":"ca","price_per_gpu_hour":"N/A",'))
+    outcome = judge.judge_crawl(result)
+    assert outcome.status == "suspect" and outcome.trusted
+    assert "1 of 9 row(s) held" in outcome.error and "price_per_gpu_hour unreadable: 'N/A'" in outcome.error
+    edited = {(o["tier"], o["gpu_count"], o["offer_key"]): o for o in result.items}
+    held = edited[("GPU.ai", 8, "8x B300 on-demand/GPU.ai @ca")]
+    assert (held["is_priced"], held["price_raw"], held["price_per_gpu_hour"]) == (False, "N/A", None)
+    # {"id": "11629", "provider": "Verda", ..., "price_per_gpu_hour": 3.75, "billing_type": "spot", "vram_gb": 268}
+    assert edited[("Verda", 8, "8x B300 268GB spot/Verda")]["price_per_gpu_hour"] == 3.75
+    assert {k: o["price_per_gpu_hour"] for k, o in edited.items() if o is not held} == \
+        {k: o["price_per_gpu_hour"] for k, o in b300.items() if k != ("GPU.ai", 8, "8x B300 on-demand/GPU.ai @ca")}
+
+
 def test_a_foreign_currency_row_without_its_native_price_fails():
     text = B300.replace('"currency":"EUR","price_native":7.5,', '"currency":"EUR","price_native":null,')
     assert text != B300
