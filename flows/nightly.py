@@ -18,8 +18,8 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from prefect.states import Failed
 from prefect.task_runners import ThreadPoolTaskRunner
-from prefect.utilities.annotations import quote
 
+from flows.bundle_tasks import judge_bundle, local_bundle
 from flows.run_report import RunFailed
 from flows.run_report import report as finish_run
 from flows.tasks import (
@@ -31,9 +31,8 @@ from flows.tasks import (
     load_run,
     open_warehouse,
     run_logger,
-    validate_crawl,
 )
-from pricewatch.collect import judge, replays
+from pricewatch.collect import bundles, judge, replays
 from pricewatch.collect.crawl_ahead import RunCrawls
 from pricewatch.collect.replays import scan_archive, uses_browser
 from pricewatch.collect.sources import (
@@ -90,7 +89,11 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         try:
             warehouse = open_warehouse(db_path)
             _after_load(db_path, warehouse["unspooled"])
-            outcomes = _judge_crawls(futures, warehouse, unreadable, scan if replay else None, selected)
+            # Every crawl goes through the run-bundle format (pricewatch/collect/bundles.py), here in
+            # a local folder, as a crawl on another machine reaches the load (flows/load.py).
+            night = bundles.replay_night(Path(replay), scan.captured_at) if replay else bundles.night_key(started)
+            seam = dict(workdir=workdir, night=night, mode=mode, replay=replay, as_of=as_of)
+            outcomes = _judge_crawls(futures, warehouse, unreadable, scan if replay else None, selected, seam)
         finally:
             CRAWL_GROUPS.pop(workdir).stop()   # only left running when the flow ended early
 
@@ -135,15 +138,24 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     return finish_run(summary)
 
 
-def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], scan, order: list[str]) -> list:
-    """Each provider's outcome, judged as its crawl ends (a progress record each); returned in
-    the order of ``order`` (unreadable ones first)."""
+def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], scan, order: list[str],
+                  seam: dict) -> list:
+    """Each provider's outcome, judged as its crawl ends (a progress record each) from its run
+    bundle (``seam``: where and how it is written); returned in the order of ``order``
+    (unreadable ones first)."""
     logger = get_run_logger()
-    history = warehouse["history"] or {}
     judged: dict[str, judge.ProviderOutcome] = {}
+
+    def through_bundle(provider, result, error=None):
+        captured = scan.captured_at.get(provider) if scan is not None else None
+        warnings = scan.warnings.get(provider, []) if scan is not None else []
+        bundle = local_bundle(seam["workdir"], seam["night"], provider, result, seam["mode"], seam["replay"],
+                              seam["as_of"], error=error, warnings=warnings, captured_at=captured)
+        return judge_bundle(bundle, warehouse["history"])
+
     for provider, line in unreadable.items():
         logger.error("%s", line)
-        judged[provider] = validate_crawl(provider, None, line, [])
+        judged[provider] = through_bundle(provider, None, line)
         _progress(judged[provider])
     by_future = {fut: p for p, fut in futures.items()}
     for fut in as_completed(list(futures.values())):
@@ -153,18 +165,12 @@ def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], sc
         if state.is_completed():
             result = fut.result()
             warehouse.setdefault("warc_files", []).extend((result.report or {}).get("warc_files") or [])
-            # quote: the crawl result (every offer) is handed over as is, not walked for futures.
-            outcome = validate_crawl(provider, quote(result), None, history.get(provider, []))
+            outcome = through_bundle(provider, result)
         else:
-            outcome = validate_crawl(provider, None, _state_error(provider, state), [])
+            outcome = through_bundle(provider, None, _state_error(provider, state))
         level = logger.info if outcome.status == "ok" else logger.error
         level("%s: %s, %d offers%s", provider, outcome.status, len(outcome.offers),
               f" ({outcome.error})" if outcome.error else "")
-        if warehouse["history"] is None and outcome.status in ("ok", "suspect"):
-            outcome.warnings.append("run monitors not checked: the item history could not be read "
-                                    "(warehouse locked by another process)")
-        if scan is not None:
-            outcome.warnings.extend(scan.warnings.get(provider, []))
         for w in outcome.warnings:
             logger.warning("%s: %s", provider, w)
         judged[provider] = outcome
