@@ -55,6 +55,12 @@ class S3Server:
                     # one try per request, short timeouts: a store that is down fails an attempt fast
                     "AWS_MAX_ATTEMPTS": "1", "AWS_RETRY_MODE": "standard"}
 
+    @property
+    def options(self) -> dict:
+        """fsspec options for this process to reach it (the machines get ``env`` instead)."""
+        return {"key": self.env["AWS_ACCESS_KEY_ID"], "secret": self.env["AWS_SECRET_ACCESS_KEY"],
+                "client_kwargs": {"endpoint_url": self.env["AWS_ENDPOINT_URL"], "region_name": "us-east-1"}}
+
     def start(self, bucket: bool = True) -> "S3Server":
         self._server.start()
         if bucket:
@@ -78,8 +84,10 @@ class Postgres:
     """A throw-away PostgreSQL 15 cluster (Debian's postgresql) on a free port, owned by the
     postgres user when run as root (initdb refuses root)."""
 
-    def __init__(self, folder: Path):
-        self.folder = Path(folder)
+    def __init__(self):
+        import tempfile
+        # Its own folder under /tmp: the postgres user cannot enter pytest's (mode 700, root's).
+        self.folder = Path(tempfile.mkdtemp(prefix="pricewatch-pg-"))
         self.port = free_port()
         self.url = f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/postgres"
 
@@ -103,6 +111,7 @@ class Postgres:
             self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
         except subprocess.CalledProcessError:
             pass
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def wait_for(check, timeout_s: float, step_s: float = 0.5, what: str = "condition"):

@@ -20,6 +20,10 @@ from pathlib import Path
 from pricewatch.collect import crawl_process
 
 POOL = "pricewatch-local"
+#: The several-machines pools of prefect.yaml (docs/machines.md) and how many flow runs each
+#: runs at once across all its workers: HTTP crawls are light, a browser crawl takes ~1 GB, and
+#: the warehouse has one writer.
+POOL_LIMITS = {"pricewatch-crawl-http": 4, "pricewatch-crawl-browser": 1, "pricewatch-load": 1}
 
 
 def free_port() -> int:
@@ -127,10 +131,78 @@ def run_prefect(args: list[str], env: dict, cwd: Path, timeout_s: float = 180,
     return proc
 
 
-def ensure_pool(env: dict, cwd: Path, pool: str = POOL) -> None:
+def ensure_pool(env: dict, cwd: Path, pool: str = POOL, limit: int | None = None) -> None:
     # `deploy` refuses a work pool that does not exist yet; an existing one keeps its settings.
     run_prefect(["work-pool", "create", pool, "--type", "process"], env, cwd, ok_if="already exists")
+    if limit is None:
+        limit = POOL_LIMITS.get(pool)
+    if limit is not None:
+        run_prefect(["work-pool", "set-concurrency-limit", pool, str(limit)], env, cwd)
 
 
-def deploy(env: dict, cwd: Path) -> None:
-    run_prefect(["--no-prompt", "deploy", "--all"], env, cwd)
+def yaml_pools(cwd: Path, names: list[str] | None = None) -> list[str]:
+    """The work pools prefect.yaml's deployments (those named, default all) run on."""
+    import yaml
+    deployments = yaml.safe_load((Path(cwd) / "prefect.yaml").read_text())["deployments"]
+    return list(dict.fromkeys(d["work_pool"]["name"] for d in deployments if names is None or d["name"] in names))
+
+
+def deploy(env: dict, cwd: Path, names: list[str] | None = None) -> None:
+    """`prefect deploy` of prefect.yaml's deployments (``names``, default all), after creating
+    each work pool they name that does not exist yet."""
+    for pool in yaml_pools(cwd, names):
+        ensure_pool(env, cwd, pool)
+    which = ["--all"] if names is None else [a for n in names for a in ("--name", n)]
+    run_prefect(["--no-prompt", "deploy", *which], env, cwd)
+
+
+# --- crawl runs a lost machine left: crashed, then run again (Prefect automations) -----------
+
+#: How often a flow run tells the server it is alive (PREFECT_FLOWS_HEARTBEAT_FREQUENCY, in
+#: each crawl worker's environment; Prefect's minimum) and how long a silent one may stay Running.
+HEARTBEAT_S = 30
+SILENT_AFTER_S = 90
+
+#: A crawl flow run whose machine died (no heartbeat for SILENT_AFTER_S) is marked Crashed; a
+#: crashed crawl run (that one, or one whose process a worker saw killed) is scheduled again
+#: with its own parameters, and any worker of its pool runs it. Its providers already written
+#: are not crawled again (flows/crawl.py). Matched by the deployments' tag `crawl`.
+AUTOMATIONS = [
+    {"name": "pricewatch: silent crawl run is crashed",
+     "description": "A crawl flow run with no heartbeat for %d s (its machine died) is marked Crashed." % SILENT_AFTER_S,
+     "enabled": True,
+     "trigger": {"type": "event", "posture": "Proactive", "after": ["prefect.flow-run.heartbeat"],
+                 "expect": ["prefect.flow-run.*"],
+                 "match": {"prefect.resource.id": "prefect.flow-run.*"},
+                 "match_related": {"prefect.resource.id": "prefect.tag.crawl", "prefect.resource.role": "tag"},
+                 "for_each": ["prefect.resource.id"], "threshold": 1, "within": SILENT_AFTER_S},
+     "actions": [{"type": "change-flow-run-state", "state": "CRASHED", "name": "Crashed",
+                  "message": f"no heartbeat for {SILENT_AFTER_S} s: its machine or worker died", "force": True}]},
+    {"name": "pricewatch: crashed crawl run runs again",
+     "description": "A crashed crawl flow run is scheduled again with its own parameters.",
+     "enabled": True,
+     "trigger": {"type": "event", "posture": "Reactive", "expect": ["prefect.flow-run.Crashed"],
+                 "match": {"prefect.resource.id": "prefect.flow-run.*"},
+                 "match_related": {"prefect.resource.id": "prefect.tag.crawl", "prefect.resource.role": "tag"},
+                 "threshold": 1, "within": 0},
+     "actions": [{"type": "change-flow-run-state", "state": "SCHEDULED", "name": "AwaitingRetry",
+                  "message": "crashed: run again (pricewatch automation)", "force": True}]},
+]
+
+
+def ensure_automations(api_url: str) -> list[str]:
+    """Creates the AUTOMATIONS the server does not have yet (by name); returns their names."""
+    import json
+
+    def call(method: str, path: str, body=None):
+        req = urllib.request.Request(api_url.rstrip("/") + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read() or b"null")
+
+    have = {a["name"] for a in call("POST", "/automations/filter", {})}
+    for automation in AUTOMATIONS:
+        if automation["name"] not in have:
+            call("POST", "/automations/", automation)
+    return [a["name"] for a in AUTOMATIONS]

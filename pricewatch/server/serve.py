@@ -24,7 +24,12 @@ from pricewatch.server.prefect_processes import (
     start_group,
     stop_group,
     wait_healthy,
+    yaml_pools,
 )
+
+
+#: The deployments of prefect.yaml `pricewatch serve` deploys.
+SINGLE_MACHINE = ["nightly", "backfill"]
 
 
 @dataclass
@@ -82,8 +87,11 @@ def serve(host: str, port: int, home: Path, api_url: str | None, pool: str = POO
         else:
             wait_healthy(api_url, timeout_s=30)
         t = time.monotonic()
-        ensure_pool(env, checkout, pool)
-        deploy(env, checkout)
+        if pool not in yaml_pools(checkout, SINGLE_MACHINE):
+            ensure_pool(env, checkout, pool)
+        # One machine: the nightly and backfill; the crawl and load deployments of several
+        # machines are deployed by their recipe (docs/machines.md).
+        deploy(env, checkout, SINGLE_MACHINE)
         echo(f"work pool {pool!r} ready, prefect.yaml deployed ({time.monotonic() - t:.1f} s)")
         stack.add("worker", start_group(prefect_cmd("worker", "start", "--pool", pool),
                                                  env, logs / "worker.log", checkout))
