@@ -34,17 +34,8 @@ def resolve_options(storage_block: str | None = None) -> dict:
     return value if isinstance(value, dict) else json.loads(value)
 
 
-def _write_failed(task, task_run, state) -> None:
-    """One line naming the provider when a write attempt fails (then retried)."""
-    provider = task_run.name.removeprefix("write-bundle-")
-    exc = state.result(raise_on_failure=False)
-    line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    run_logger().error("%s: bundle not written (%s: %s)%s", provider, type(exc).__name__, line,
-                       "" if task_run.run_count > len(WRITE_RETRY_DELAYS) else "; retrying")
-
-
 @task(name="write-bundle", task_run_name="write-bundle-{provider}", cache_policy=NO_CACHE,
-      retries=len(WRITE_RETRY_DELAYS), retry_delay_seconds=WRITE_RETRY_DELAYS, on_failure=[_write_failed])
+      retries=len(WRITE_RETRY_DELAYS), retry_delay_seconds=WRITE_RETRY_DELAYS)
 def write_bundle(storage: str, night: str, provider: str, result: CrawlResult | None, mode: str,
                  replay: str | None = None, as_of: str | None = None, error: str | None = None,
                  warnings: list[str] | None = None, captured_at: datetime | None = None,
@@ -55,7 +46,11 @@ def write_bundle(storage: str, night: str, provider: str, result: CrawlResult | 
         return bundles.write_bundle(storage, night, provider, result, mode=mode, replay=replay, as_of=as_of,
                                     error=error, warnings=warnings, captured_at=captured_at, options=options)
     except Exception as exc:
+        from prefect.runtime import task_run
         line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        retrying = (task_run.run_count or 1) <= len(WRITE_RETRY_DELAYS)
+        run_logger().error("%s: bundle not written to %s (%s: %s)%s", provider, storage, type(exc).__name__, line,
+                           "; retrying" if retrying else "; no retry left")
         raise RuntimeError(f"{provider}: bundle not written to {storage}: {line}") from None
 
 

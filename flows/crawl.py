@@ -50,8 +50,13 @@ def crawl(providers: list[str] | None = None, storage: str | None = None, replay
     else:
         selected, unreadable = providers or default_providers(replays.all_providers()), {}
         night = night or bundles.night_key(_scheduled_start())
-    done = {ref.bundle_id: ref for ref in bundles.complete(url, options, nights=[night])}
-    already = _providers_written(done.values(), url, options, mode, replay) & (set(selected) | set(unreadable))
+    try:
+        done = bundles.complete(url, options, nights=[night])
+    except Exception as exc:   # each write below retries; the crawls need not wait for the store
+        line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        logger.warning("store %s not answering (%s): crawling every provider, each bundle write retries", url, line)
+        done = []
+    already = _providers_written(done, url, options, mode, replay) & (set(selected) | set(unreadable))
     todo = [p for p in selected if p not in already]
     logger.info("night %s -> %s: crawling %s%s", night, url, todo,
                 f" (bundle already written: {sorted(already)})" if already else "")
