@@ -235,3 +235,24 @@ def test_reading_commands_wait_for_a_load_and_say_who_holds_the_lock(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"warehouse {db} is locked by another process" in done.stderr and "waiting up to 30 s" in done.stderr
     assert done.stderr.count("locked by") == 1
+
+
+def test_report_after_a_rules_edit_evaluates_again_first_and_says_so(loaded_db, tmp_path):
+    """issue 21 item 5: `pricewatch report` never renders an evaluation made under older rules
+    without a word: it says the rules changed and evaluates the latest snapshot again first."""
+    import shutil
+    from pricewatch.claims.rules import rules_version
+    db = tmp_path / "w.duckdb"
+    shutil.copy(loaded_db[0], db)
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE claim_evaluations SET rules_version = 'before-the-edit'")   # as if rules/ changed since
+    con.execute("UPDATE claim_inputs SET rules_version = 'before-the-edit'")
+    con.close()
+    done = subprocess.run(PRICEWATCH + ["report", "--out", str(tmp_path / "r"), "--db", str(db)],
+                          capture_output=True, text=True, timeout=300, env=clean_env(dict(os.environ)))
+    assert done.returncode == 0, done.stderr
+    assert "rules/ changed since the latest evaluation (rules before-the-edit, now " in done.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    latest = con.execute("SELECT arg_max(rules_version, evaluated_at) FROM claim_evaluations").fetchone()[0]
+    con.close()
+    assert latest == rules_version()

@@ -81,7 +81,9 @@ def _reevaluate(db: Optional[Path]) -> None:
     for c in result["changed"]:
         out.print(cell(f"  {c['change']}: {c['claim_id']} ({c['page']}): {c['old_status'] or '—'} {c['old_text'] or ''}"
                        f" -> {c['new_status'] or '—'} {c['new_text'] or ''}"))
-    out.print(cell(f"alerts: {_count(alerts, 'raised')} raised, {_count(delivered, 'delivered')} delivered"))
+    # deliver_alerts counts what it sent as "sent" (and failed / pending): say those, not a guess
+    out.print(cell(f"alerts: {_count(alerts, 'raised')} raised, {_count(delivered, 'sent')} delivered"
+                   + "".join(f", {_count(delivered, k)} {k}" for k in ("failed", "pending") if _count(delivered, k))))
 
 
 def _count(result, key: str) -> int:
@@ -172,12 +174,23 @@ def register(app: typer.Typer) -> None:
         ready to paste), a unified diff against each published page (<page>.diff), an HTML view
         of each (<page>.html: every changed number old → new, sentences that need an editor),
         the tables alone (<page>.tables.md) and claims-report.md (every claim with its evidence)."""
+        from pricewatch.claims.rules import rules_version
         from pricewatch.reports.claims_report import write_report
         check_out_dir(out)
         con = _open(db)
         try:
             if not _has_claims(con):
                 fail("no claim evaluations in the warehouse yet (run `pricewatch run` first)", 1)
+            evaluated = con.execute("SELECT arg_max(rules_version, evaluated_at) FROM claim_evaluations").fetchone()[0]
+        finally:
+            con.close()
+        if evaluated != rules_version():
+            # Never the old evaluation without a word: the rules changed, so evaluate again first.
+            say(f"rules/ changed since the latest evaluation (rules {evaluated}, now {rules_version()}): "
+                "evaluating the latest snapshot again before the report", style="yellow", prefix="")
+            _reevaluate(db)
+        con = _open(db)
+        try:
             paths = write_report(con, out)
         except LookupError as exc:
             fail(str(exc), 1)
