@@ -200,3 +200,25 @@ def test_regenerated_pages_link_changed_numbers_to_the_claims_table(page):
     change = pg.locator("#page-arrakis-gpu-memory a.chg[href='#claim-a-cheapest-h100']").first
     assert change.locator("del").inner_text() == "$1.65" and change.locator("ins").inner_text() == "$1.59"
     assert pg.locator("#claim-a-cheapest-h100").count() == 1
+
+
+def test_chart_times_are_24_hour_utc_and_each_billing_has_one_colour():
+    """issue 21 item 9: a 17:40 UTC reading is labelled "10-31 17:40" (vega's own label was
+    the 12-hour "05:40"); every billing chart maps a billing to the same colour."""
+    import re
+
+    from pricewatch.reports import charts
+    svg = charts.render("step", points=[{"t": "2026-10-31T17:40:00Z", "price": 1.0, "segment": 0, "start": True}],
+                        refs=[])
+    assert "10-31 17:40" in re.findall(r">([^<]{1,25})</text>", svg)
+    scale = charts._templates()["billing"]["encoding"]["color"]["scale"]
+    assert dict(zip(scale["domain"], scale["range"])) == charts.BILLING_COLOURS
+    assert len(set(charts.BILLING_COLOURS.values())) == len(charts.BILLING_COLOURS)
+
+
+def test_holding_claims_are_folded_below_those_that_need_a_look(report):
+    html = report["html"].read_text(encoding="utf-8")
+    main, _, folded = html.partition('<details class="holding">')
+    assert folded, "the holding claims are folded in a <details>"
+    assert 'class="claim status-holds"' not in main.split('<section id="claims">')[1]
+    assert "<script" not in html

@@ -71,6 +71,10 @@ def render(template: str, **datasets: list[dict]) -> str:
 _rendered: dict[str, str] = {}
 
 
+#: billing -> its colour, the same in every chart of the report.
+BILLING_COLOURS = {"on-demand": "#1f77b4", "reserved": "#2ca02c", "spot": "#d62728", "marketplace": "#9467bd"}
+
+
 @cache
 def _templates() -> dict[str, dict]:
     """The chart shapes, as Vega-Lite specs from altair; data by name ("points", "refs").
@@ -78,8 +82,10 @@ def _templates() -> dict[str, dict]:
     step: a price in force from one reading to the next (step line, a dot at each spell's
           start, a new segment after an absence), the published values as dashed rules;
     billing: one line per billing, dots at each day."""
-    x = alt.X("t:T", title=None, scale=alt.Scale(type="utc"),     # vega's own date labels: days or hours
-              axis=alt.Axis(labelAngle=0, tickCount=4, grid=False, labelOverlap=False))
+    # UTC, 24-hour: a 17:40 UTC snapshot reads "10-31 17:40", never vega's 12-hour "05:40"
+    x = alt.X("t:T", title=None, scale=alt.Scale(type="utc"),
+              axis=alt.Axis(labelAngle=0, tickCount=4, grid=False, labelOverlap=False,
+                            labelExpr="utcFormat(datum.value, '%m-%d %H:%M')"))
     y = alt.Y("price:Q", title=None, scale=alt.Scale(zero=False),
               axis=alt.Axis(format="$,.3~f", tickCount=4, labelOverlap=False))
     points = alt.NamedData("points")
@@ -88,8 +94,10 @@ def _templates() -> dict[str, dict]:
         .encode(x=x, y=y)
     refs = alt.Chart(alt.NamedData("refs")).mark_rule(color=REF_COLOUR, strokeDash=[5, 3], strokeWidth=1.5) \
         .encode(y=alt.Y("published:Q"))
+    # One colour per billing in every chart (a fixed domain: reserved is never spot's colour elsewhere).
     billing = alt.Chart(points).mark_line(point=True).encode(
-        x=x, y=y, color=alt.Color("billing:N", legend=alt.Legend(title=None, orient="right")))
+        x=x, y=y, color=alt.Color("billing:N", legend=alt.Legend(title=None, orient="right"),
+                                  scale=alt.Scale(domain=list(BILLING_COLOURS), range=list(BILLING_COLOURS.values()))))
     # Titles and units are printed by the page (HTML text, escaped), not drawn: fewer texts to
     # measure, ~3x faster to render, and no scraped text in the SVG.
     return {"step": alt.layer(line, dots, refs).properties(width=WIDTH, height=HEIGHT).to_dict(),
