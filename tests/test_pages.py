@@ -160,3 +160,15 @@ def test_the_date_of_changed_readings_is_the_new_one():
     text = pages.render_page(RULES, RULES.pages["gpuwithcrypto-llama-70b-finetuning"], rows).text
     assert "価格は構成全体の1時間あたりの当社価格、2026年11月5日時点。" in text
     assert "2026年10月29日時点で、GPUwithCryptoはA100 80GBを$0.92/時間" in text   # the A100 price did not move
+
+
+def test_a_markdown_page_is_rendered_as_markdown_in_its_html_view():
+    """issue 21 item 9: page 2 (a Markdown page) reads as a page in its HTML view: its headings
+    and tables rendered (markdown-it, raw HTML off), its numbers still linked to their claims."""
+    page = RULES.pages["arrakis-gpu-memory"]
+    view = pages.page_html(pages.render_page(RULES, page, None))
+    # arrakis-gpu-memory.ja.md starts "# モデルに必要な GPU メモリは？" and has "## モデルの推論" and a table
+    assert view.startswith('<div class="page-view md"><h1>モデルに必要な GPU メモリは？</h1>')
+    assert "<h2>モデルの推論</h2>" in view and "<table>" in view and "<th>モデルサイズ</th>" in view
+    assert '<a class="slot" href="#claim-a-rule.16bit-bytes"' in view
+    assert "| モデルサイズ |" not in view and "\ue000" not in view

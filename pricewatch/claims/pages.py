@@ -267,33 +267,52 @@ def tables_of(page: R.Page) -> list[TableBlock]:
 # ---- HTML view: each changed number old -> new, linked to its claim and evidence ---------------
 
 def page_html(rendered: RenderedPage, claim_href=lambda cid: f"#claim-{cid}") -> str:
-    """The regenerated page as an HTML fragment (the page's own text, line breaks kept): every
-    changed number shows old → new and links to its claim; sentences for an editor are marked."""
-    out = ['<div class="page-view">']
+    """The regenerated page as an HTML fragment: every changed number shows old → new and links
+    to its claim; sentences for an editor are marked. A Markdown page (page 2, ``.md``) is
+    rendered as Markdown (markdown-it, raw HTML off: its headings, tables and links), the marks
+    put in after; a text page keeps its lines (``white-space: pre-wrap``)."""
+    marks: list[str] = []
+
+    def mark(fragment: str) -> str:   # a placeholder Markdown passes through as text
+        marks.append(fragment)
+        return f"\ue000{len(marks) - 1}\ue001"
+
+    markdown = rendered.page.page.original.endswith(".md")
+    text = (lambda t: t) if markdown else html.escape
+    out = []
     for seg in rendered.segments:
         inner = []
         for p in seg.parts:
             if isinstance(p, str):
-                inner.append(html.escape(p))
+                inner.append(text(p))
             elif p.assertion:
                 continue
             elif p.changed:
-                inner.append(f'<a class="chg" href="{html.escape(claim_href(p.claim_id))}" title="{html.escape(p.claim_id)}">'
-                             f'<del>{html.escape(p.published)}</del> → <ins>{html.escape(p.current)}</ins></a>')
+                inner.append(mark(f'<a class="chg" href="{html.escape(claim_href(p.claim_id))}" title="{html.escape(p.claim_id)}">'
+                                  f'<del>{html.escape(p.published)}</del> → <ins>{html.escape(p.current)}</ins></a>'))
             else:
                 cls = "slot unverified" if p.status == "unverifiable" else "slot"
-                inner.append(f'<a class="{cls}" href="{html.escape(claim_href(p.claim_id))}" '
-                             f'title="{html.escape(p.claim_id)}: {html.escape(p.status or "published")}">'
-                             f'{html.escape(p.current)}</a>')
+                inner.append(mark(f'<a class="{cls}" href="{html.escape(claim_href(p.claim_id))}" '
+                                  f'title="{html.escape(p.claim_id)}: {html.escape(p.status or "published")}">'
+                                  f'{html.escape(p.current)}</a>'))
         body = "".join(inner)
+        lead = len(body) - len(body.lstrip())      # a mark never swallows the line break before it
+        head, body = body[:lead], body[lead:]
+        tail = body[len(body.rstrip()):]
+        body = body.rstrip()
         if seg.editor:
             why = "; ".join(f"{cid}: {reason}" for cid, reason in seg.editor)
-            body = f'<mark class="editor" title="needs an editor">{body}<span class="why">要編集: {html.escape(why)}</span></mark>'
+            body = (mark('<mark class="editor" title="needs an editor">') + body +
+                    mark(f'<span class="why">要編集: {html.escape(why)}</span></mark>'))
         elif seg.unverified:
-            body = f'<span class="unverified">{body}<span class="why">{UNVERIFIED}</span></span>'
-        out.append(body)
-    out.append("</div>")
-    return "".join(out)
+            body = mark('<span class="unverified">') + body + mark(f'<span class="why">{UNVERIFIED}</span></span>')
+        out.append(head + body + tail)
+    joined = "".join(out)
+    if markdown:
+        from markdown_it import MarkdownIt
+        joined = MarkdownIt("commonmark", {"html": False}).enable("table").render(joined)
+    joined = re.sub("\ue000(\\d+)\ue001", lambda m: marks[int(m.group(1))], joined)
+    return f'<div class="page-view{" md" if markdown else ""}">{joined}</div>'
 
 
 def sentences(rules: R.RuleSet, claim_id: str, rows: dict[str, dict] | None,

@@ -14,6 +14,7 @@ from pricewatch.claims.formatting import PROSE_MAX, md, md_code
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;line-height:1.6}
 .page-view{white-space:pre-wrap;border:1px solid #ccc;padding:1rem;background:#fafafa}
+.page-view.md{white-space:normal}.page-view table{border-collapse:collapse}.page-view td,.page-view th{border:1px solid #ccc;padding:2px 6px}
 a.chg{background:#fff3b0;text-decoration:none;color:inherit;border-bottom:2px solid #e0a800}
 a.chg del{color:#a00}a.chg ins{color:#060;text-decoration:none;font-weight:bold}
 a.slot{color:inherit;text-decoration:none;border-bottom:1px dotted #888}
