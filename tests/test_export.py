@@ -12,7 +12,6 @@ import json
 import subprocess
 import sys
 import tempfile
-from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -46,7 +45,7 @@ def parquet(warehouse, tmp_path_factory):
 def read(out: Path, name: str) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
-    return con.execute(f"SELECT * FROM read_parquet('{out}/{name}/**/*.parquet', hive_partitioning = true)")
+    return con.execute(f"SELECT * FROM read_parquet('{out}/{name}/*.parquet')")
 
 
 def records(out: Path, name: str) -> list[dict]:
@@ -55,18 +54,19 @@ def records(out: Path, name: str) -> list[dict]:
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def test_parquet_is_hive_partitioned_by_snapshot_date_with_a_manifest(parquet):
+def test_parquet_is_one_file_per_dataset_with_a_manifest(parquet):
     out, stdout = parquet
-    assert "offers: 9 rows, 3 file(s)" in stdout
+    assert "offers: 9 rows, 1 file(s)" in stdout
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["pricewatch_export"] == ex.EXPORT_VERSION == 1 and manifest["format"] == "parquet"
-    assert sorted(p.name for p in (out / "offers").iterdir()) == [f"snapshot_date={d}" for d in OFFERS_PER_DAY]
+    assert manifest["pricewatch_export"] == ex.EXPORT_VERSION == 2 and manifest["format"] == "parquet"
+    assert sorted(p.name for p in (out / "offers").iterdir()) == ["data_0.parquet"]
+    # the marts too (issue 21 item 6)
+    assert {"cheapest_offer_daily", "provider_price_index", "source_freshness", "provider_runs"} <= set(manifest["datasets"])
     assert manifest["datasets"]["offers"]["rows"] == sum(OFFERS_PER_DAY.values())
     for name, columns in ex.DATASETS.items():
         d = manifest["datasets"][name]
         assert [c["name"] for c in d["columns"]] == [c.name for c in columns]
         assert all(c["description"] for c in d["columns"])
-        assert d["partitioning"] == {"flavor": "hive", "columns": ["snapshot_date"]}
         for f in d["files"]:   # every file listed with its sha256
             import hashlib
             assert hashlib.sha256((out / f["path"]).read_bytes()).hexdigest() == f["sha256"]
@@ -86,23 +86,37 @@ def test_the_parquet_reads_back_with_the_declared_columns_and_values(parquet):
     b200 = sorted((r["snapshot_date"].isoformat(), r["price_per_hour"], r["price_raw"]) for r in rows
                   if r["provider"] == "massed_compute" and r["offer_key"] == B200_KEY)
     # massed_compute prints $43.46 for 8x B200 on day1 and day3 (failed on day2)
-    assert b200 == [("2026-10-27", Decimal("43.46"), "$43.46"), ("2026-10-30", Decimal("43.46"), "$43.46")]
+    assert b200 == [("2026-10-27", 43.46, "$43.46"), ("2026-10-30", 43.46, "$43.46")]
     claims = records(out, "claims")
     assert len(claims) == 3 * len({r["claim_id"] for r in claims})   # every claim in each of the 3 runs
 
 
 def test_parquet_uses_only_types_every_reader_knows(parquet):
     """No DuckDB-only types: physical types INT32/INT64/DOUBLE/BOOLEAN/BYTE_ARRAY with standard
-    logical annotations (DECIMAL, timestamps in UTC micros, strings). The real proof is the
-    slow test with DuckDB 1.x, polars and pandas."""
+    logical annotations (dates, timestamps in UTC micros, strings); prices are DOUBLE (v2), so
+    pandas reads numbers, not Decimal objects."""
     out, _ = parquet
     con = duckdb.connect()
     kinds = con.execute(f"""SELECT DISTINCT type, logical_type FROM parquet_schema('{out}/*/**/*.parquet')
                             WHERE type IS NOT NULL ORDER BY ALL""").fetchall()
     assert {t for t, _ in kinds} <= {"INT32", "INT64", "DOUBLE", "BOOLEAN", "BYTE_ARRAY"}, kinds
-    decimals = con.execute(f"""SELECT DISTINCT scale, precision FROM parquet_schema('{out}/offers/**/*.parquet')
-                               WHERE name = 'price_per_hour'""").fetchall()
-    assert decimals == [(6, 18)]
+    prices = con.execute(f"""SELECT DISTINCT type FROM parquet_schema('{out}/offers/*.parquet')
+                             WHERE name IN ('price_per_hour', 'price_per_gpu_hour')""").fetchall()
+    assert prices == [("DOUBLE",)]
+
+
+def test_pandas_reads_prices_as_numbers_and_dates_as_dates(parquet):
+    """issue 21 item 6: an analyst's notebook gets floats and dates, not Decimal objects and
+    partition strings."""
+    from datetime import date
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    out, _ = parquet
+    offers = pd.read_parquet(out / "offers")
+    assert offers["price_per_hour"].dtype == "float64"
+    assert isinstance(offers["snapshot_date"].iloc[0], date) and str(offers["observed_at"].dtype).startswith("datetime64")
+    daily = pd.read_parquet(out / "cheapest_offer_daily")
+    assert daily["min_price_per_gpu_hour"].dtype == "float64" and isinstance(daily["day"].iloc[0], date)
 
 
 def test_since_keeps_the_later_snapshots(warehouse, tmp_path):
@@ -135,12 +149,12 @@ def test_an_export_replaces_its_previous_one_and_refuses_other_folders(warehouse
     # a drifted query is refused before anything is written: the previous export stays whole
     monkeypatch.setitem(ex.DATASETS, "claims", ex.DATASETS["claims"][:-1])
     r = runner.invoke(app, ["export", "--out", str(target), "--db", str(warehouse[0])])
-    assert r.exit_code == 2 and "no longer yields the declared column set v1" in r.stderr, r.output
+    assert r.exit_code == 2 and f"no longer yields the declared column set v{ex.EXPORT_VERSION}" in r.stderr, r.output
     assert (target / "manifest.json").read_text() == before
     assert not list(tmp_path.glob(".e.partial-*"))
     monkeypatch.undo()
     assert runner.invoke(app, ["export", "--out", str(target), "--db", str(warehouse[0]), "--format", "csv"]).exit_code == 0
-    assert sorted(p.name for p in target.iterdir()) == ["claims.csv", "manifest.json", "offers.csv", "price_history.csv"]
+    assert sorted(p.name for p in target.iterdir()) == sorted([f"{n}.csv" for n in ex.DATASETS] + ["manifest.json"])
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "mine.txt").write_text("keep")
     r = runner.invoke(app, ["export", "--out", str(tmp_path / "notes"), "--db", str(warehouse[0])])
@@ -158,16 +172,16 @@ import json, sys
 import duckdb, polars as pl, pandas as pd
 root = sys.argv[1]
 out = {"duckdb_version": duckdb.__version__}
-for name in ("offers", "price_history", "claims"):
-    glob = f"{root}/{name}/**/*.parquet"
-    d = duckdb.sql(f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true)")
-    p = pl.scan_parquet(glob, hive_partitioning=True).collect()
+for name in sys.argv[2].split(","):
+    glob = f"{root}/{name}/*.parquet"
+    d = duckdb.sql(f"SELECT * FROM read_parquet('{glob}')")
+    p = pl.scan_parquet(glob).collect()
     f = pd.read_parquet(f"{root}/{name}")
     out[name] = {"duckdb": [d.shape[0], dict(zip(d.columns, map(str, d.types)))],
                  "polars": [p.height, {k: str(v) for k, v in p.schema.items()}],
                  "pandas": [len(f), {k: str(v) for k, v in f.dtypes.items()}]}
-b200 = duckdb.sql(f"SELECT snapshot_date::VARCHAR, price_per_hour::VARCHAR FROM read_parquet('{root}/offers/**/*.parquet', "
-                  "hive_partitioning = true) WHERE offer_key = '8x B200 SXM6 on-demand' ORDER BY 1").fetchall()
+b200 = duckdb.sql(f"SELECT snapshot_date::VARCHAR, price_per_hour::VARCHAR FROM read_parquet('{root}/offers/*.parquet') "
+                  "WHERE offer_key = '8x B200 SXM6 on-demand' ORDER BY 1").fetchall()
 out["b200"] = b200
 print(json.dumps(out))
 """
@@ -189,22 +203,24 @@ def _readers_python() -> Path:
 def test_duckdb_1x_polars_and_pandas_read_the_parquet(parquet):
     out, _ = parquet
     python = _readers_python()
-    r = subprocess.run([str(python), "-c", READ_SCRIPT, str(out)], capture_output=True, text=True, timeout=120)
+    with_rows = [n for n in ex.DATASETS if list((out / n).glob("*.parquet"))]
+    r = subprocess.run([str(python), "-c", READ_SCRIPT, str(out), ",".join(with_rows)], capture_output=True,
+                       text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
     assert got["duckdb_version"].startswith("1.")
-    for name in ex.DATASETS:
+    for name in with_rows:
         rows = {client: got[name][client][0] for client in ("duckdb", "polars", "pandas")}
         assert len(set(rows.values())) == 1, rows
     offers = got["offers"]
     assert offers["duckdb"][0] == 9
-    assert offers["duckdb"][1]["price_per_hour"] == "DECIMAL(18,6)"
+    assert offers["duckdb"][1]["price_per_hour"] == "DOUBLE"
     assert offers["duckdb"][1]["observed_at"] == "TIMESTAMP WITH TIME ZONE"
     assert offers["duckdb"][1]["snapshot_date"] == "DATE"
-    assert offers["polars"][1]["price_per_hour"].startswith("Decimal(precision=18, scale=6")
+    assert offers["polars"][1]["price_per_hour"] == "Float64"
     assert offers["polars"][1]["observed_at"] == "Datetime(time_unit='us', time_zone='UTC')"
     assert offers["pandas"][1]["observed_at"] == "datetime64[us, UTC]"
-    assert got["b200"] == [["2026-10-27", "43.460000"], ["2026-10-30", "43.460000"]]
+    assert got["b200"] == [["2026-10-27", "43.46"], ["2026-10-30", "43.46"]]
 
 
 # --- a DuckDB file the analysts' own DuckDB (the 1.5 CLI from PyPI) opens -------------------

@@ -30,7 +30,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-EXPORT_VERSION = 1
+#: v2 (issue 21): prices and other amounts as DOUBLE (pandas reads numbers, not Decimal objects),
+#: snapshot_date a DATE column inside each Parquet file (one file per dataset, no Hive folders,
+#: so pandas reads dates, not partition strings), and the marts added. v1 (DECIMAL(18,6), Hive
+#: partitions, three datasets) is its fingerprint in tests/test_record_contract.py.
+EXPORT_VERSION = 2
 MANIFEST = "manifest.json"
 FORMATS = ("parquet", "csv")
 SINCE_ALL = date(1, 1, 1)
@@ -47,7 +51,7 @@ def _cols(*rows: tuple[str, str, str]) -> tuple[Column, ...]:
     return tuple(Column(*r) for r in rows)
 
 
-_PRICE = "DECIMAL(18,6)"
+_PRICE = "DOUBLE"
 _EVIDENCE = (("source_url", "VARCHAR", "the page or API the price was read from"),
              ("warc_file", "VARCHAR", "the WARC file holding the archived response"),
              ("warc_record_id", "VARCHAR", "WARC-Record-ID of the archived response"))
@@ -59,7 +63,7 @@ OFFERS_EXPORT_ONLY = ("snapshot_date", "provider_run_status")
 #: partition key (snapshot_date).
 DATASETS: dict[str, tuple[Column, ...]] = {
     "offers": _cols(
-        ("snapshot_date", "DATE", "snapshot date (UTC) of the run (Hive partition key)"),
+        ("snapshot_date", "DATE", "snapshot date (UTC) of the run"),
         ("run_id", "VARCHAR", "the run that stored the offer"),
         ("provider", "VARCHAR", "provider (spider name)"),
         ("offer_key", "VARCHAR", "the offer's key within its provider"),
@@ -90,7 +94,7 @@ DATASETS: dict[str, tuple[Column, ...]] = {
         ("body_sha256", "VARCHAR", "sha256 of the archived response body"),
     ),
     "price_history": _cols(
-        ("snapshot_date", "DATE", "snapshot date (UTC) of the run that started the spell (Hive partition key)"),
+        ("snapshot_date", "DATE", "snapshot date (UTC) of the run that started the spell"),
         ("provider", "VARCHAR", "provider (spider name)"),
         ("offer_key", "VARCHAR", "the offer's key within its provider"),
         ("gpu_model", "VARCHAR", "canonical GPU model"),
@@ -108,7 +112,7 @@ DATASETS: dict[str, tuple[Column, ...]] = {
         ("first_run_id", "VARCHAR", "the run that first stored this price"),
     ),
     "claims": _cols(
-        ("snapshot_date", "DATE", "snapshot date (UTC) of the evaluated run (Hive partition key)"),
+        ("snapshot_date", "DATE", "snapshot date (UTC) of the evaluated run"),
         ("snapshot_at", "TIMESTAMP WITH TIME ZONE", "the run's observed_at: no later data was used"),
         ("run_id", "VARCHAR", "the evaluated run"),
         ("claim_id", "VARCHAR", "claim id (rules/)"),
@@ -128,6 +132,51 @@ DATASETS: dict[str, tuple[Column, ...]] = {
         ("status_changed", "BOOLEAN", "status differs from previous_status"),
         ("rules_version", "VARCHAR", "sha256 (16 hex) of rules/ the evaluation used"),
         ("evaluated_at", "TIMESTAMP WITH TIME ZONE", "when the evaluation was computed"),
+    ),
+    # ---- the marts (warehouse/views/<name>.yaml documents each column) ----
+    "cheapest_offer_daily": _cols(
+        ("day", "DATE", "the day (UTC)"), ("gpu_model", "VARCHAR", "canonical GPU model"),
+        ("gpu_count", "INTEGER", "GPUs per instance"), ("billing", "VARCHAR", "on-demand | spot | reserved | marketplace"),
+        ("min_price_per_hour", _PRICE, "the cheapest USD price per instance-hour in force that day"),
+        ("median_price_per_hour", _PRICE, "the median USD price per instance-hour in force that day"),
+        ("min_price_per_gpu_hour", _PRICE, "the cheapest USD price per GPU-hour that day"),
+        ("min_provider", "VARCHAR", "the provider of the cheapest offer"),
+        ("min_offer_key", "VARCHAR", "the cheapest offer's key"),
+        ("offers", "BIGINT", "offers compared"), ("providers", "BIGINT", "providers compared"),
+    ),
+    "provider_price_index": _cols(
+        ("day", "DATE", "the day (UTC)"), ("provider", "VARCHAR", "provider (spider name)"),
+        ("gpu_model", "VARCHAR", "canonical GPU model"), ("billing", "VARCHAR", "billing"),
+        ("provider_min_per_gpu_hour", _PRICE, "the provider's cheapest USD per GPU-hour"),
+        ("provider_median_per_gpu_hour", _PRICE, "the provider's median USD per GPU-hour"),
+        ("provider_offers", "BIGINT", "the provider's offers"),
+        ("market_median_per_gpu_hour", _PRICE, "the market's median USD per GPU-hour"),
+        ("market_offers", "BIGINT", "offers in the market"), ("market_providers", "BIGINT", "providers in the market"),
+        ("price_index", "DOUBLE", "100 * provider median / market median"),
+    ),
+    "source_freshness": _cols(
+        ("provider", "VARCHAR", "provider (spider name)"),
+        ("last_ok_at", "TIMESTAMP WITH TIME ZONE", "when its readings were last in force"),
+        ("last_ok_run_id", "VARCHAR", "that run"),
+        ("last_attempt_at", "TIMESTAMP WITH TIME ZONE", "its last attempt"),
+        ("last_attempt_status", "VARCHAR", "ok | suspect | failed"),
+        ("last_error", "VARCHAR", "the last attempt's error"),
+        ("failed_attempts_since_ok", "BIGINT", "attempts not in force since"),
+        ("as_of", "TIMESTAMP WITH TIME ZONE", "when this was computed"),
+        ("age_hours", "DOUBLE", "hours since last_ok_at"),
+        ("stale_after_hours", "DOUBLE", "the staleness limit"),
+        ("is_stale", "BOOLEAN", "older than the limit (its claims are unverifiable)"),
+    ),
+    "provider_runs": _cols(
+        ("snapshot_date", "DATE", "snapshot date (UTC) of the run"),
+        ("run_id", "VARCHAR", "the run"), ("provider", "VARCHAR", "provider (spider name)"),
+        ("status", "VARCHAR", "ok | suspect | failed | not attempted"),
+        ("trusted", "BOOLEAN", "its readings are in force"),
+        ("observed_at", "TIMESTAMP WITH TIME ZONE", "when the prices were seen (UTC)"),
+        ("item_count", "INTEGER", "offers the crawl yielded"), ("priced_count", "INTEGER", "offers with a price"),
+        ("unpriced_count", "INTEGER", "offers without a price"), ("http_error_count", "INTEGER", "HTTP error responses"),
+        ("retries", "INTEGER", "request retries"), ("duration_s", "DOUBLE", "crawl duration, seconds"),
+        ("error", "VARCHAR", "why it failed or is suspect"),
     ),
 }
 
@@ -189,16 +238,17 @@ def export(con, out: Path, fmt: str = "parquet", since: date | None = None, db_l
 
 def _write_all(con, tmp: Path, fmt: str, since: date, db_label: str) -> dict:
     datasets = {}
-    con.execute("BEGIN TRANSACTION")   # one snapshot for the three datasets
+    con.execute("BEGIN TRANSACTION")   # one snapshot for every dataset
     try:
         for name, columns in DATASETS.items():
-            rel = con.sql(_query(name), params=[since])
+            sql = _query(name)
+            rel = con.sql(sql, params=[since] if "$1" in sql else None)
             check_columns(name, rel)
             if fmt == "parquet":
                 target = tmp / name
                 target.mkdir()
-                rel.write_parquet(str(target), partition_by=[columns[0].name], compression="zstd",
-                                  filename_pattern="data_{i}", overwrite=True)
+                if rel.aggregate("count(*)").fetchall()[0][0]:
+                    rel.write_parquet(str(target / "data_0.parquet"), compression="zstd")
                 files = _files(target, tmp)
             else:
                 target = tmp / f"{name}.csv"
@@ -207,7 +257,6 @@ def _write_all(con, tmp: Path, fmt: str, since: date, db_label: str) -> dict:
             rows = rel.aggregate("count(*)").fetchall()[0][0]
             datasets[name] = {
                 "path": name if fmt == "parquet" else f"{name}.csv",
-                "partitioning": {"flavor": "hive", "columns": [columns[0].name]} if fmt == "parquet" else None,
                 "rows": rows,
                 "files": files,
                 "columns": [{"name": c.name, "type": c.type, "description": c.description} for c in columns],
@@ -220,9 +269,9 @@ def _write_all(con, tmp: Path, fmt: str, since: date, db_label: str) -> dict:
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "since": None if since == SINCE_ALL else since.isoformat(),
         "warehouse": db_label,
-        "notes": "snapshot_date is each dataset's Hive partition key (folder names snapshot_date=YYYY-MM-DD), "
-                 "not a column inside the Parquet files; prices are DECIMAL(18,6) amounts in the offer's "
-                 "currency; timestamps are UTC; a dataset with no rows has no files.",
+        "notes": "one Parquet file per dataset (<dataset>/data_0.parquet) or one CSV; snapshot_date and day are "
+                 "DATE columns; prices are DOUBLE amounts in the offer's currency (the marts: USD); timestamps "
+                 "are UTC; a dataset with no rows has no files.",
         "datasets": datasets,
     }
 

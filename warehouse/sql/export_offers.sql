@@ -5,7 +5,7 @@
 SELECT r.snapshot_date,
        o.run_id, o.provider, o.offer_key, o.gpu_label, o.gpu_model, o.gpu_count, o.vram_gb, o.form_factor,
        o.billing, o.tier, o.reserved_term, o.self_service, o.region, o.currency, o.price_unit,
-       o.price_per_hour, o.price_per_gpu_hour, o.is_priced, o.price_text, o.price_raw, o.availability,
+       CAST(o.price_per_hour AS DOUBLE) AS price_per_hour, CAST(o.price_per_gpu_hour AS DOUBLE) AS price_per_gpu_hour, o.is_priced, o.price_text, o.price_raw, o.availability,
        o.is_aggregator, o.observed_at, pr.status AS provider_run_status, o.held_reason, o.screen_note,
        o.source_url, o.warc_file, o.warc_record_id, o.body_sha256
 FROM offers o
