@@ -106,6 +106,9 @@ class FluidstackSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour"
     capture = "real"
+    # The page answered 404 on 2026-10-06 (its last readable copy is the Internet Archive's of
+    # 2025-01-09): a nightly run would fail every night, so it runs only when asked by name.
+    enabled_by_default = False
     robots = "unknown (no stored copy of www.fluidstack.io/robots.txt)"
     terms = ("Fluidstack Acceptable Use Policy (https://www.fluidstack.io/legal/acceptable-use, stored "
              "copy, undated): a Customer agrees not to use the Services 'in any manner that disrupts the "

@@ -208,7 +208,10 @@ class Evaluator(PageKinds):
             and o["is_priced"] and o["currency"] == "USD" and o["provider"] not in c.exclude_providers
             and o["tier"] not in c.exclude_tiers and o["provider"] not in self.stale
             and (c.include_aggregators or not o["is_aggregator"])
-            and (c.self_service is None or bool(o["self_service"]) == c.self_service)]
+            and (c.self_service is None or bool(o["self_service"]) == c.self_service)
+            # an offer whose newest reading the quality gate holds is not compared: the trusted
+            # reading in its place is older than its page (a cited offer keeps it, as published)
+            and (not o.get("held_reading") or (o["provider"], o["offer_key"]) == cited)]
         # On a tie the cited offer stays the pick: the page is not wrong about it.
         pick = min(candidates, key=lambda o: (o["price_per_hour"], (o["provider"], o["offer_key"]) != cited,
                                               o["provider"], o["offer_key"]), default=None)
@@ -252,6 +255,11 @@ class Evaluator(PageKinds):
         stale = sorted(p for p in self.stale if p not in c.exclude_providers)
         if stale:
             note += "; not compared (stale): " + ", ".join(stale)
+        held = sorted({o["provider"] for o in self.snap.all_offers()
+                       if o.get("held_reading") and o["gpu_model"] == c.gpu and o["gpu_count"] == c.count
+                       and o["billing"] == c.billing and (o["provider"], o["offer_key"]) != cited})
+        if held:
+            note += "; not compared (newest reading held by the quality gate): " + ", ".join(held)
         out.note = note
         what = f"{c.count}× {c.gpu} {c.billing}" + (" self-service" if c.self_service else "")
         if pick is None:

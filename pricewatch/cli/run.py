@@ -171,7 +171,10 @@ def _replay_batches(replay: Path, providers: list[str] | None) -> list[tuple[Pat
         # here, once, since the flow will not warn again.
         for w in warnings:
             say(w, style="yellow", prefix="warning: ")
-        wanted = [p for p in (providers or present) if p in present]
+        # Without --provider a run reads the sources on by default (pricewatch/collect/sources.py);
+        # a folder holding only sources off by default is skipped, as the flow would skip them.
+        from pricewatch.collect.sources import default_providers
+        wanted = [p for p in (providers or default_providers(present)) if p in present]
         if wanted:
             runnable.append((batch, wanted))
         else:
@@ -179,10 +182,14 @@ def _replay_batches(replay: Path, providers: list[str] | None) -> list[tuple[Pat
     if not runnable:
         batch, present = skipped[0]
         holds = f" (it holds: {', '.join(present)})" if present else ""
-        what = f"responses of {', '.join(providers)}" if providers else "responses of any known provider"
+        what = (f"responses of {', '.join(providers)}" if providers else
+                "responses of a source on by default (name one with --provider)" if present else
+                "responses of any known provider")
         fail(f"replay {batch if len(batches) == 1 else replay} has no {what}{holds}")
     for batch, present in skipped:
-        say(f"skipped {batch}: no responses of {', '.join(providers or []) or 'any known provider'}",
+        say(f"skipped {batch}: no responses of "
+            f"{', '.join(providers or []) or ('a source on by default' if present else 'any known provider')}"
+            + (f" (it holds: {', '.join(present)})" if present else ""),
             style="yellow", prefix="note: ")
     return runnable
 
