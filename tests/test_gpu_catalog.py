@@ -306,6 +306,28 @@ def voltagepark_api() -> Iterator[Label]:
             yield gpu, None
 
 
+def _parsed_labels(parse, path: str) -> Iterator[Label]:
+    """The labels a spider's own parser reads off a recording (Internet Archive excerpts whose
+    markup the peers' regexes above were not written for)."""
+    for o in parse(_read(path), "https://example.test/").offers:
+        yield o["gpu_label"], o.get("vram_gb")
+
+
+def paperspace_cards() -> Iterator[Label]:
+    from spiders.paperspace import parse_pricing
+    yield from _parsed_labels(parse_pricing, "paperspace/paperspace_20240123092147.html")
+
+
+def fluidstack_table() -> Iterator[Label]:
+    from spiders.fluidstack import parse_pricing
+    yield from _parsed_labels(parse_pricing, "fluidstack/fluidstack_20250109013724.html")
+
+
+def lambda_archive() -> Iterator[Label]:
+    from spiders.lambda_cloud import parse_pricing
+    yield from _parsed_labels(parse_pricing, "lambda/henryzhangpku_lambda_20260109103934.html")
+
+
 EXTRACTORS = {
     "aws/ewyluda_aws.json": aws_ewyluda,
     "azure/ewyluda_azure.json": azure_ewyluda,
@@ -325,6 +347,9 @@ EXTRACTORS = {
     "hyperbolic/rental_options.json": hyperbolic_options,
     "hyperstack/gpu-pricing.html": hyperstack_pricing,
     "lambda/pricing.html": lambda_pricing,
+    "lambda/henryzhangpku_lambda_*.html": lambda_archive,
+    "paperspace/*.html": paperspace_cards,
+    "fluidstack/*.html": fluidstack_table,
     "latitude/pricing_excerpt.html": latitude_pricing,
     "lium/*.json": lium_api,
     "massedcompute/pricing_rsc_excerpt.html": massedcompute_rsc,
@@ -349,6 +374,8 @@ DELIBERATELY_UNKNOWN = {
     "v100": "V100 family, 16 or 32 GB: Sesterce's filter option and GPU.ai's gpu_type 'v100' print no memory",
     "rtx 4000": "DigitalOcean 'NVIDIA RTX 4000': Quadro RTX 4000 (8 GB) or RTX 4000 Ada (20 GB); the page gives no memory",
     "rtx 6000": "DigitalOcean 'NVIDIA RTX 6000': Quadro RTX 6000 (24 GB) or RTX 6000 Ada (48 GB); the page gives no memory",
+    "rtx5000": "Paperspace 'RTX5000' ('NVIDIA RTX5000 GPU', no memory printed): Quadro RTX 5000 (16 GB) or "
+               "RTX 5000 Ada (32 GB); news until the page prints which",
     "h100t": "Oracle 'OCI - Compute - GPU - H100T': a distinct H100 variant Oracle does not explain",
     "e3": "Oracle 'Compute - GPU - E3': a shape generation, not a GPU name",
     "e4": "Oracle 'OCI - Compute - GPU - E4': a shape generation, not a GPU name",
