@@ -179,9 +179,10 @@ class VastaiSpider(PriceSpider):
     allowed_domains = ["console.vast.ai"]
     family = "marketplace"
     robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
-    terms = ("Vast.ai's terms restrict automated scraping of its website; we use only its documented "
-             "public search API (console.vast.ai/api/v0/bundles), never the site's pages (exact clause not"
-             " checked offline)")
+    terms = ("Vast.ai Terms of Use Agreement (https://vast.ai/terms, stored copy, 'Version Date: December "
+             "15th, 2023') governs 'your access to and use of the https://vast.ai website'; its terms restrict "
+             "automated scraping of the website, so we read only the documented public search API "
+             "(console.vast.ai/api/v0/bundles, the one its own CLI uses), never the site's pages, once a day")
     cadence = "daily"
     unit = "USD per instance-hour (dph_total)"
     capture = "real"
