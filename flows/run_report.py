@@ -99,7 +99,7 @@ def provider_rows(summary: dict) -> list[dict]:
     as Markdown: the error / findings (which quote pages) are escaped; the provider and status
     are our own words (spider names, ok/suspect/failed)."""
     return [{"provider": name, "status": p["status"], "offers": p["offers"],
-             "duration_s": round(p["duration_s"] or 0, 1),
+             "duration_s": round(p["duration_s"] or 0, 3),
              "error / findings": md(p.get("error") or "; ".join(p.get("warnings") or []), PROSE_MAX)}
             for name, p in sorted(summary["providers"].items())]
 
