@@ -107,11 +107,19 @@ def test_the_store_unreachable_while_a_bundle_is_written_is_retried_and_nothing_
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("PRICEWATCH_STORAGE_OPTIONS", '{"config_kwargs": {"connect_timeout": 1, "retries": {"max_attempts": 1}}}')
     s3.stop()   # unreachable when the crawl ends
+    import socket
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:   # the server's thread stops in its own time: wait until it refuses
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", s3.port)) != 0:
+                break
+        time.sleep(0.1)
     def back_later():
         time.sleep(4)
         s3.__init__(s3.port)
         s3.start(bucket=False)   # the same store (moto keeps its objects in this process)
-    threading.Thread(target=back_later, daemon=True).start()
+    back = threading.Thread(target=back_later, daemon=True)
+    back.start()
     try:
         with caplog.at_level(logging.ERROR):
             state = _crawl(night, s3.url, ["thunder_compute"])
@@ -119,6 +127,7 @@ def test_the_store_unreachable_while_a_bundle_is_written_is_retried_and_nothing_
         lines = [r.getMessage() for r in caplog.records if "bundle not written" in r.getMessage()]
         assert lines and all(line.startswith("thunder_compute: bundle not written") for line in lines)
         assert lines[0].endswith("; retrying") and "\n" not in lines[0]
+        back.join(timeout=30)                # the store is back: read what was written
         [ref] = bundles.complete(s3.url, {})
         assert bundles.read_bundle(ref, s3.url, {}).result.items
     finally:
