@@ -101,36 +101,69 @@ def test_a_second_loader_waits_then_refuses_and_never_writes(night, tmp_path, on
 
 
 def test_the_store_unreachable_while_a_bundle_is_written_is_retried_and_nothing_is_half_written(
-        night, tmp_path, on_prefect, fault, monkeypatch, caplog):
+        night, tmp_path, on_prefect, fault, monkeypatch):
+    """The store is reached through a port where nothing listens (connection refused) until the
+    first write has failed and said so; then a forwarder to the real S3 server opens there. No
+    restart of the server, no timing guess: the store comes back after a failure, never before."""
+    import socket
+    from tests.machines import free_port
     s3 = S3Server().start()
+    front = free_port()
     for k, v in s3.env.items():
         monkeypatch.setenv(k, v)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{front}")
     monkeypatch.setenv("PRICEWATCH_STORAGE_OPTIONS", '{"config_kwargs": {"connect_timeout": 1, "retries": {"max_attempts": 1}}}')
-    s3.stop()   # unreachable when the crawl ends
-    import socket
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:   # the server's thread stops in its own time: wait until it refuses
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", s3.port)) != 0:
-                break
-        time.sleep(0.1)
-    def back_later():
-        time.sleep(4)
-        s3.__init__(s3.port)
-        s3.start(bucket=False)   # the same store (moto keeps its objects in this process)
-    back = threading.Thread(target=back_later, daemon=True)
-    back.start()
+    failed_once, stop = threading.Event(), threading.Event()
+    lines: list[str] = []
+
+    class _Failures(logging.Handler):   # Prefect's run loggers do not propagate: listen on them
+        def emit(self, record):
+            msg = record.getMessage()
+            if "bundle not written" in msg and msg not in lines:
+                lines.append(msg)
+                failed_once.set()
+    watcher = _Failures(level=logging.ERROR)
+    loggers = [logging.getLogger(n) for n in ("", "prefect.task_runs", "prefect.flow_runs", "pricewatch.nightly")]
+    for lg in loggers:
+        lg.addHandler(watcher)
+
+    def pipe(src, dst):
+        try:
+            while chunk := src.recv(65536):
+                dst.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def forward():   # after the first failed write: 127.0.0.1:front -> the S3 server
+        failed_once.wait(timeout=120)
+        with socket.create_server(("127.0.0.1", front)) as listener:
+            listener.settimeout(0.2)
+            while not stop.is_set():
+                try:
+                    client, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                upstream = socket.create_connection(("127.0.0.1", s3.port))
+                for x, y in ((client, upstream), (upstream, client)):
+                    threading.Thread(target=pipe, args=(x, y), daemon=True).start()
+    threading.Thread(target=forward, daemon=True).start()
     try:
-        with caplog.at_level(logging.ERROR):
-            state = _crawl(night, s3.url, ["thunder_compute"])
+        state = _crawl(night, s3.url, ["thunder_compute"])
         assert state.is_completed(), state.message
-        lines = [r.getMessage() for r in caplog.records if "bundle not written" in r.getMessage()]
         assert lines and all(line.startswith("thunder_compute: bundle not written") for line in lines)
         assert lines[0].endswith("; retrying") and "\n" not in lines[0]
-        back.join(timeout=30)                # the store is back: read what was written
         [ref] = bundles.complete(s3.url, {})
         assert bundles.read_bundle(ref, s3.url, {}).result.items
     finally:
+        stop.set()
+        for lg in loggers:
+            lg.removeHandler(watcher)
         s3.stop()
     fault("the object store unreachable while a bundle is written",
           expected="one line naming the provider; retried; nothing half-written", observed=lines[0][:160])
