@@ -116,6 +116,13 @@ class Parsed:
     def error(self, message: str) -> None:
         self.errors.append(message)
 
+
+    def errors_by_problem(self, where: str, problems: dict[str, list[str]]) -> None:
+        """One layout error per distinct problem, counting and naming (up to three) the rows that
+        have it: "<where>: 4 price(s) unreadable: a, b, c and 1 more"."""
+        for message, rows in problems.items():
+            more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
+            self.error(f"{where}: {len(rows)} {message}: {', '.join(rows[:3])}{more}")
     def hold(self, reason: str, **fields) -> dict:
         """One row whose price cannot be read: the offer is kept (``price_raw`` the text the page
         printed, verbatim; None when the row has no price cell), never priced, and held with

@@ -122,9 +122,7 @@ def parse_instance_types(text: str, url: str = API) -> Parsed:
                 parsed.offer(price_raw="cost_per_hour 0", **fields)
             else:
                 parsed.offer(price_raw=cents / 100, **fields)
-    for message, wheres in problems.items():
-        more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
-        parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")
+    parsed.errors_by_problem(url, problems)
     if cpu_only:
         parsed.facts.append({"fact": "cpu_only_variants", "value_num": len(cpu_only),
                              "value_text": ", ".join(cpu_only[:10])})

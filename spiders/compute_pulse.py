@@ -163,9 +163,7 @@ def listing_offers(rows: list[dict], what: str) -> Parsed:
             up = sum(o["availability"] == "available" for o in offers)
             best = {**best, "availability": f"lowest of {len(offers)} listings ({up} available)"}
         parsed.offer(**best)
-    for message, wheres in problems.items():
-        more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
-        parsed.error(f"{what}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")
+    parsed.errors_by_problem(what, problems)
     return parsed
 
 

@@ -107,9 +107,7 @@ def parse_machine_types(text: str, url: str = MACHINE_TYPES) -> Parsed:
                  for value in [_value(mtype.get(key))] if value is not None]
         if parts:
             parsed.facts.append({"fact": f"host_prices:{sku}", "value_num": None, "value_text": ", ".join(parts)})
-    for message, wheres in problems.items():
-        more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
-        parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")
+    parsed.errors_by_problem(url, problems)
     if cpu_only:
         parsed.facts.append({"fact": "cpu_only_machine_types", "value_num": len(cpu_only),
                              "value_text": ", ".join(cpu_only[:10])})

@@ -128,9 +128,7 @@ def parse_rental_options(text: str, url: str = RENTAL_OPTIONS) -> Parsed:
             parsed.hold(held, **fields)
         else:
             parsed.offer(**fields)
-    for message, wheres in problems.items():
-        more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
-        parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")
+    parsed.errors_by_problem(url, problems)
     if disabled:
         parsed.facts.append({"fact": "disabled_options", "value_num": len(disabled),
                              "value_text": "; ".join(disabled)})

@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 
 from spiders.base import STRICT_JSON, Parsed, PriceSpider
-from spiders.nextjs import flight_strings
+from spiders.nextjs import read_flight_stream
 
 PRICING = "https://www.latitude.sh/pricing"
 SERVERS = '"plansData":{"servers":['
@@ -105,14 +105,9 @@ def parse_pricing(text: str, url: str = PRICING) -> Parsed:
     """Offers of the bare-metal plans in the pricing page's flight data (one per GPU plan, region
     and currency, per node-hour)."""
     parsed = Parsed()
-    chunks, truncated, problems = flight_strings(text)
-    for problem in problems:
-        parsed.error(f"{url}: {problem}")
-    if not chunks:
-        if not problems:
-            parsed.error(f"{url}: no Next.js flight data (self.__next_f.push) in the page")
+    stream, truncated = read_flight_stream(text, url, parsed.error)
+    if stream is None:
         return parsed
-    stream = "".join(chunks)
     starts = [m.end() for m in re.finditer(re.escape(SERVERS), stream)]
     if not starts:
         parsed.error(f"{url}: no plan list ('{SERVERS}') in the flight data")

@@ -105,9 +105,7 @@ def parse_executors(text: str, url: str = EXECUTORS) -> Parsed:
             parsed.hold(held, **fields)
         else:
             parsed.offer(**fields)
-    for message, wheres in problems.items():
-        more = f" and {len(wheres) - 3} more" if len(wheres) > 3 else ""
-        parsed.error(f"{url}: {len(wheres)} {message}: {', '.join(wheres[:3])}{more}")
+    parsed.errors_by_problem(url, problems)
     return parsed
 
 

@@ -33,6 +33,20 @@ def flight_strings(text: str) -> tuple[list[str], bool, list[str]]:
     return chunks, truncated, problems
 
 
+def read_flight_stream(text: str, url: str, error) -> tuple[str | None, bool]:
+    """The page's flight strings joined in page order, and whether the last one is cut off by the
+    end of the document; each problem reading them, and a page with none, reported through
+    ``error`` (a parser's ``Parsed.error``). None when there is nothing to read."""
+    chunks, truncated, problems = flight_strings(text)
+    for problem in problems:
+        error(f"{url}: {problem}")
+    if not chunks:
+        if not problems:
+            error(f"{url}: no Next.js flight data (self.__next_f.push) in the page")
+        return None, truncated
+    return "".join(chunks), truncated
+
+
 ROW_START = re.compile(rb"[0-9a-fA-F]*:")
 TEXT_ROW = re.compile(rb"T([0-9a-fA-F]+),")
 

@@ -110,9 +110,7 @@ def parse_products(text: str, url: str = PRODUCTS) -> Parsed:
             problems.setdefault(f"GPU item(s) with {price}", []).append(part)
             continue
         parsed.offer(price_raw=price if price else f"PAY_AS_YOU_GO {price}", **fields)
-    for message, parts in problems.items():
-        more = f" and {len(parts) - 3} more" if len(parts) > 3 else ""
-        parsed.error(f"{url}: {len(parts)} {message}: {', '.join(parts[:3])}{more}")
+    parsed.errors_by_problem(url, problems)
     if not parsed.offers and not parsed.errors:
         parsed.error(f"{url}: no item of service category {' / '.join(GPU_CATEGORIES)} priced {UNIT!r}")
     if skipped:

@@ -104,9 +104,7 @@ def parse_servers(text: str, url: str, zone: str = "fr-par-2") -> tuple[Parsed, 
             parsed.hold(held, **fields)
         else:
             parsed.offer(**fields)
-    for message, names in problems.items():
-        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
-        parsed.error(f"{url}: {len(names)} {message}: {', '.join(names[:3])}{more}")
+    parsed.errors_by_problem(url, problems)
     for fact, names in skipped.items():
         parsed.facts.append({"fact": fact, "value_num": len(names), "value_text": "; ".join(names)})
     return parsed, list(servers)

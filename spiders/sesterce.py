@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 
 from spiders.base import STRICT_JSON, Parsed, PriceSpider, stated_currency
-from spiders.nextjs import flight_strings
+from spiders.nextjs import read_flight_stream
 
 COMPUTE = "https://cloud.sesterce.com/compute"
 BOOK = '"filteredOffers":['
@@ -112,14 +112,9 @@ def _price(value, field: str) -> tuple[object, str | None]:
 def parse_compute(text: str, url: str = COMPUTE) -> Parsed:
     """Offers of the console's offers book (one per GPU offer, and one per spot price)."""
     parsed = Parsed()
-    chunks, truncated, problems = flight_strings(text)
-    for problem in problems:
-        parsed.error(f"{url}: {problem}")
-    if not chunks:
-        if not problems:
-            parsed.error(f"{url}: no Next.js flight data (self.__next_f.push) in the page")
+    stream, truncated = read_flight_stream(text, url, parsed.error)
+    if stream is None:
         return parsed
-    stream = "".join(chunks)
     starts = [m.end() for m in re.finditer(re.escape(BOOK), stream)]
     if not starts:
         parsed.error(f"{url}: no offers book ('{BOOK}') in the flight data")

@@ -37,7 +37,7 @@ import re
 from decimal import Decimal
 
 from spiders.base import STRICT_JSON, Parsed, PriceSpider, stated_currency
-from spiders.nextjs import flight_strings
+from spiders.nextjs import read_flight_stream
 
 HOMEPAGE = "https://www.shadeform.ai/"
 
@@ -66,14 +66,9 @@ def _form_factor(instance_type: str) -> str | None:
 def parse_homepage(text: str, url: str) -> Parsed:
     """Offers of the instance objects embedded in the homepage's flight data."""
     parsed = Parsed()
-    chunks, truncated, problems = flight_strings(text)
-    for problem in problems:
-        parsed.error(f"{url}: {problem}")
-    if not chunks:
-        if not problems:
-            parsed.error(f"{url}: no Next.js flight data (self.__next_f.push) in the page")
+    stream, truncated = read_flight_stream(text, url, parsed.error)
+    if stream is None:
         return parsed
-    stream = "".join(chunks)
     starts = [m.start() for m in BLOB.finditer(stream)]
     if not starts:
         parsed.error(f'{url}: no instance objects ({{"cloud": …}}) in the flight data')

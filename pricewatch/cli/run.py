@@ -154,6 +154,7 @@ def _replay_batches(replay: Path, providers: list[str] | None) -> list[tuple[Pat
     providers it holds. A missing, corrupt, truncated or empty archive is refused here in one
     line; a dated folder holding none of the providers asked for is skipped with a note."""
     from pricewatch.collect.replays import providers_in_archive, replay_batches
+    from pricewatch.collect.sources import default_providers
     if not replay.exists():
         fail(f"replay archive not found: {replay}")
     batches = replay_batches(replay)
@@ -173,7 +174,6 @@ def _replay_batches(replay: Path, providers: list[str] | None) -> list[tuple[Pat
             say(w, style="yellow", prefix="warning: ")
         # Without --provider a run reads the sources on by default (pricewatch/collect/sources.py);
         # a folder holding only sources off by default is skipped, as the flow would skip them.
-        from pricewatch.collect.sources import default_providers
         wanted = [p for p in (providers or default_providers(present)) if p in present]
         if wanted:
             runnable.append((batch, wanted))

@@ -113,12 +113,13 @@ def judge_crawl(result: CrawlResult, previous_counts: list[int] | None = None,
         return ProviderOutcome(status="failed", error=plain(f"{p}: " + " | ".join(problems), 600),
                                warnings=warnings, **base)
     observed = min(datetime.fromisoformat(i["capture"]["captured_at"]) for i in result.items)
-    findings = ([held_line(held, rows)] if held else []) + monitors.check(
+    held_finding = [held_line(held, rows)] if held else []
+    findings = held_finding + monitors.check(
         p, result.items, report, previous_counts or [], monitor_config or monitors.MonitorConfig(),
         held=len(held)) + gate.crawl_findings(result.items)
     return ProviderOutcome(status="suspect" if findings else "ok", offers=result.items, facts=result.facts,
                            warnings=warnings, monitors=findings, observed_at=observed,
-                           trusted=not findings or findings == [held_line(held, rows)],
+                           trusted=findings == held_finding,
                            error=f"{p}: suspect: " + "; ".join(findings) if findings else None, **base)
 
 
