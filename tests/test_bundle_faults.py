@@ -106,7 +106,13 @@ def test_the_store_unreachable_while_a_bundle_is_written_is_retried_and_nothing_
     first write has failed and said so; then a forwarder to the real S3 server opens there. No
     restart of the server, no timing guess: the store comes back after a failure, never before."""
     import socket
+
+    import s3fs
+
     from tests.machines import free_port
+    # fsspec keeps one S3 filesystem per set of options in the process: an earlier test's, bound
+    # to its own (now stopped) server, must not answer this test's reads
+    s3fs.S3FileSystem.clear_instance_cache()
     s3 = S3Server().start()
     front = free_port()
     for k, v in s3.env.items():
