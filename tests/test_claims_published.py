@@ -417,3 +417,68 @@ def test_claims_reevaluate_with_unchanged_rules_changes_nothing(replayed, tmp_pa
     shutil.copy(replayed["db"], copy)
     done = _cli("claims", "--db", str(copy), "--reevaluate", "--status", "drifted")
     assert "rules unchanged since the latest snapshot was evaluated: nothing to re-evaluate" in done.stdout, done.stderr
+
+
+def test_editing_a_rules_count_and_hours_relabels_every_cell_that_depends_on_them(replayed, tmp_path):
+    """Issue 21 item 4: configuration labels, hour and GPU-hour columns come from the rules, and
+    each sentence that states a relation asserts it. Edited here: the LoRA run on H200 from 2 GPUs
+    x 12 h to 3 x 14 h, the QLoRA run on A100 80GB from 10 h to 12 h, the methods table's H200
+    configuration from 2 to 4 GPUs and the fit table's H200 row from 2 to 3. Expected texts by hand
+    from the page's own prices (H200 $3.07, A100 80GB $0.92 per GPU-hour) and blocks (10, 24, 168, 720)."""
+    import shutil
+
+    from pricewatch.claims import pages
+    from pricewatch.claims.evaluate import reevaluate_latest
+
+    rules_dir = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules_dir)
+    folder = rules_dir / "gpuwithcrypto-llama-70b-finetuning"
+    prices = (folder / "prices.yaml").read_text(encoding="utf-8")
+    for old, new in [("{kind: run_cost, gpu: H200, count: 2, hours: 12}", "{kind: run_cost, gpu: H200, count: 3, hours: 14}"),
+                     ("{kind: run_cost, gpu: A100 80GB, count: 1, hours: 10}", "{kind: run_cost, gpu: A100 80GB, count: 1, hours: 12}"),
+                     ("{kind: config_price, gpu: H200, count: 2}", "{kind: config_price, gpu: H200, count: 4}")]:
+        assert prices.count(old) == 1, old
+        prices = prices.replace(old, new)
+    (folder / "prices.yaml").write_text(prices, encoding="utf-8")
+    fit = (folder / "fit-table.yaml").read_text(encoding="utf-8")
+    old = "{kind: total_vram, gpu: H200, count: 2}"
+    assert fit.count(old) == 1
+    (folder / "fit-table.yaml").write_text(fit.replace(old, "{kind: total_vram, gpu: H200, count: 3}"), encoding="utf-8")
+    edited = load_rules(rules_dir)
+
+    copy = tmp_path / "edited.duckdb"
+    shutil.copy(replayed["db"], copy)
+    con = db.connect(copy)
+    try:
+        con.execute("UPDATE mart_settings SET stale_after_hours = 2400")
+        done = reevaluate_latest(con, edited, force=True)
+        cur = con.execute("SELECT * FROM claim_evaluations WHERE run_id = ? AND rules_version = ?",
+                          [done["run_id"], edited.version])
+        cols = [d[0] for d in cur.description]
+        rows = {r["claim_id"]: r for r in (dict(zip(cols, v)) for v in cur.fetchall())}
+    finally:
+        con.close()
+    page = edited.pages["gpuwithcrypto-llama-70b-finetuning"]
+    text = pages.render_page(edited, page, rows).text
+    # The run-costs table: label, assumed hours, GPU-hours and cost follow the edited rules.
+    assert "| LoRA | H200を3台 | 14 | 42 | $128.94 |" in text            # 3 x 14 = 42; 42 x 3.07
+    assert "| QLoRA | A100 80GBを1台 | 12 | 12 | $11.04 |" in text        # 12 x 0.92
+    # The methods table and the fit table relabel their H200 configuration.
+    assert "H200を4台（$12.28/時間）" in text                              # 4 x 3.07
+    assert "| H200を3台 | 423 GB |" in text                                # 3 x 141 GB
+    # 12 GPU-hours is no block we sell: the sentence that says the runs are blocks needs an editor.
+    blocks = next(line for line in text.splitlines() if "GPU時間のブロックに対応しています" in line)
+    assert "当社の12・24・168 GPU時間のブロックに対応しています【要編集: g-run-costs.blocks:" in blocks
+    assert rows["g-run-costs.blocks"]["status"] == "drifted" and "12 not among g-blocks" in rows["g-run-costs.blocks"]["note"]
+    # Unchanged rules keep their published labels.
+    assert "| 8× B200 | 1,440 GB |" in text and "| LoRA | B200を1台 | 24 | 24 | $110.64 |" in text
+
+
+def test_each_relation_the_page_states_is_asserted_and_holds(final):
+    """Issue 21 item 4: the page's rule numbers are the sums and ratios it prints (48 ÷ 65 = 0.74,
+    rounded to 0.75; 2 + 12 + 2 = 16; 6 + 8 + 4 = 18; 6 + 2 + 4 = 12; the 10/24/168-hour runs are
+    blocks of 10, 24, 168, 720; page 2's 0.7 bytes is 48 / 65 to one decimal)."""
+    for cid in ("g-rule.qlora-gb-per-b.follows", "g-rule.full-eleutherai-bytes.sum", "g-rule.full-huggingface-bytes.sum",
+                "g-rule.full-8bit-bytes.sum", "g-run-costs.blocks", "a-rule.qlora-bytes.follows"):
+        assert final[cid]["status"] == "holds" and final[cid]["current_value"] == 1, (cid, final[cid]["reason"])
+    assert "10, 24, 168 are all among g-blocks (10, 24, 168, 720)" in final["g-run-costs.blocks"]["note"]

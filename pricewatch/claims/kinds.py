@@ -143,6 +143,8 @@ class Same(_Strict):
     of: Term
     to: Term
     rounds_to: int = Field(default=0, ge=0, le=6)
+    # rounded to the nearest multiple of step instead ("48 ÷ 65 = 0.74, rounded to 0.75": 0.05)
+    step: Decimal | None = Field(default=None, gt=0)
 
 
 class RuleParam(_Strict):
@@ -195,6 +197,14 @@ class PickSource(_Strict):
     pages: dict[str, str] = Field(default_factory=dict)   # provider -> its price page as printed
 
 
+class Among(_Strict):
+    """✓ while every term is one of the numbers another claim lists ("the assumed 10, 24 and 168
+    GPU-hours are our 10/24/168/720-hour blocks"): a run-cost edit that leaves the blocks is seen."""
+    kind: Literal["among"]
+    of: list[Term] = Field(min_length=1)
+    listed: str                     # claim id of a listed fact ("10, 24, 168, 720")
+
+
 class CountOf(_Strict):
     """How many claims are listed (the page's count of its sources, "出典 (12)")."""
     kind: Literal["count_of"]
@@ -203,7 +213,7 @@ class CountOf(_Strict):
 
 Compute = Annotated[Union[OwnPrice, ConfigPrice, RunCost, CitedOffer, CheapestOffer, Ratio, Product, Sum,
                           Memory, Fits, TotalVram, FromPrice, Fact, Constant, Difference, Same, RuleParam,
-                          ObservedDate, Less, Parameter, SmallestFit, CountOf, PickSource],
+                          ObservedDate, Less, Parameter, SmallestFit, CountOf, PickSource, Among],
                     Field(discriminator="kind")]
 
 

@@ -5,12 +5,25 @@ the smallest fitting GPU, counts. A mixin of pricewatch.claims.evaluate.Evaluato
 from __future__ import annotations
 
 from datetime import timezone
-from decimal import Decimal
+import re
+from decimal import ROUND_HALF_UP, Decimal
 
 from pricewatch.claims import kinds as K
 from pricewatch.claims.formatting import display, quantize
 from pricewatch.claims.judge import judge
 from pricewatch.claims.result import Outcome, _input
+
+
+_NUMBERS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _to_step(value: Decimal, step: Decimal) -> Decimal:
+    """The multiple of ``step`` nearest to ``value`` (half up): 0.738 to 0.05 is 0.75."""
+    return ((Decimal(value) / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step).normalize()
+
+
+def _plain(value: Decimal) -> str:
+    return format(Decimal(value).normalize(), "f")
 
 
 class PageKinds:
@@ -33,7 +46,7 @@ class PageKinds:
     def _same(self, c: K.Same, claim, page) -> Outcome:
         values, o = self._terms([c.of, c.to])
         if values is not None:
-            a, b = (quantize(v, c.rounds_to) for v in values)
+            a, b = (_to_step(v, c.step) if c.step else quantize(v, c.rounds_to) for v in values)
             o.value = a == b
             o.note = f"{self._term_words(c.of, a)} {'=' if a == b else '≠'} {self._term_words(c.to, b)}"
         return o
@@ -137,6 +150,23 @@ class PageKinds:
             return o
         o.value = fitting[0][1]
         o.note = "fitting, smallest first: " + ", ".join(f"{g} ({v} GB)" for v, g in fitting)
+        return o
+
+    def _among(self, c: K.Among, claim, page) -> Outcome:
+        values, o = self._terms(c.of)
+        lo = self.outcome(c.listed)
+        o.inputs += [{**i, "input_name": f"{c.listed}: {i['input_name']}"} for i in lo.inputs]
+        if lo.unverifiable:
+            return Outcome(inputs=o.inputs, unverifiable=f"needs {c.listed}: {lo.unverifiable}", since=lo.since)
+        if values is None:
+            return o
+        allowed = [Decimal(n.replace(",", "")) for n in _NUMBERS.findall(str(lo.value))]
+        outside = [v for v in values if v not in allowed]
+        o.value = not outside
+        words = ", ".join(_plain(v) for v in values)
+        listed_words = ", ".join(_plain(v) for v in allowed)
+        o.note = (f"{words} are all among {c.listed} ({listed_words})" if not outside else
+                  f"{', '.join(_plain(v) for v in outside)} not among {c.listed} ({listed_words})")
         return o
 
     def _count_of(self, c: K.CountOf, claim, page) -> Outcome:

@@ -1,7 +1,9 @@
 """The published pages regenerated whole from their claims (rules/<page>/page.tmpl).
 
 A page template is the page in its own format and language with every number replaced by a
-slot (``{claim id}``, ``{id|pick}``, ``{id|bare}``, ``{id|ja_list}``) and every sentence whose
+slot (``{claim id}``, ``{id|pick}``, ``{id|bare}``, ``{id|ja_list}``; a configuration label,
+``{id|config_ja}`` "H200を2台", ``{id|config_x}`` "8× H200", ``{id|count}``, is read off the claim's
+rule, so editing a rule's count relabels the page) and every sentence whose
 truth rests on numbers carrying the claims it asserts (``{?id}``, which prints nothing). The page
 is rendered sentence by sentence (a table cell is a sentence), so that what cannot be checked or
 rewritten is marked where it is, and never half-filled:
@@ -151,12 +153,16 @@ class _Values:
         self.own_names |= {g for p in rules.pages.values() for g in p.gpus} | set(rules.providers.values())
 
     def published(self, c: R.Claim, modifier: str | None) -> str:
+        if modifier in R.CONFIG_MODIFIERS:
+            return config_label(c, modifier)
         if modifier == "pick":
             return c.published_pick or ""
         text = shown(c, c.published, bare=modifier == "bare")
         return text.replace(", ", "、") if modifier == "ja_list" else text
 
     def current(self, c: R.Claim, modifier: str | None, row: dict) -> str:
+        if modifier in R.CONFIG_MODIFIERS:
+            return config_label(c, modifier)
         if modifier == "pick":
             pick = row.get("pick") or c.published_pick or ""
             return pick if pick in self.own_names or not self.markdown else md(pick)
@@ -178,7 +184,8 @@ class _Values:
     def slot(self, claim_id: str, modifier: str | None, assertion: bool) -> Slot:
         c = self.claims[claim_id]
         published = "" if assertion else self.published(c, modifier)
-        if self.rows is None:
+        if self.rows is None or modifier in R.CONFIG_MODIFIERS:
+            # a configuration label is the rule's, whatever the claim's value does
             return Slot(claim_id, modifier, assertion, published, published, None)
         row = self.rows.get(claim_id)
         if row is None:
@@ -190,6 +197,16 @@ class _Values:
             # a new value; a blank the page left ("価格確認日："); the date of readings that changed
             current = self.current(c, modifier, row)
         return Slot(claim_id, modifier, assertion, published, current, status, row.get("reason"))
+
+
+def config_label(c: R.Claim, modifier: str) -> str:
+    """The configuration a claim's rule computes, as the page labels it: "H200を2台" (config_ja),
+    "8× H200" (config_x), "4" (count). It is read off the rule, not the page: a rule whose count
+    is edited relabels every cell that prints it."""
+    count = c.compute.count
+    if modifier == "count":
+        return str(count)
+    return f"{c.compute.gpu}を{count}台" if modifier == "config_ja" else f"{count}× {c.compute.gpu}"
 
 
 def _value(c: R.Claim, row: dict):

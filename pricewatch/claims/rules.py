@@ -23,13 +23,18 @@ from pricewatch.record.catalog import load_catalog
 
 RULES_DIR = Path(str(files("rules")))   # the rules package (data only), wherever it is installed
 #: A slot of page.tmpl: {id} a value, {id|pick} what a cheapest/from claim picks, {id|bare} a price
-#: without "$", {?id} a claim the sentence asserts (renders nothing; a sentence whose assertion no
-#: longer holds is marked for an editor).
-SLOT = re.compile(r"\{(?P<assert>\?)?(?P<id>[a-z0-9][a-z0-9._\-]*)(?:\|(?P<mod>pick|bare|ja_list))?\}")
+#: without "$", {id|config_ja} / {id|config_x} / {id|count} the configuration the claim computes
+#: ("H200を2台", "8× H200", "4"), {?id} a claim the sentence asserts (renders nothing; a sentence
+#: whose assertion no longer holds is marked for an editor).
+SLOT = re.compile(r"\{(?P<assert>\?)?(?P<id>[a-z0-9][a-z0-9._\-]*)"
+                  r"(?:\|(?P<mod>pick|bare|ja_list|config_ja|config_x|count))?\}")
+#: The slots that print a claim's configuration (its rule's GPU and count), not its value.
+CONFIG_MODIFIERS = ("config_ja", "config_x", "count")
 UNITS = ("usd", "gb", "gb_per_s", "tflops", "ratio", "bytes", "hours", "count", "mark", "text")
 
 
 from pricewatch.claims.kinds import (
+    Among,
     CheapestOffer,
     ClaimRef,
     Compute,
@@ -274,6 +279,8 @@ def refs(claim: Claim) -> list[str]:
         return list(c.claims)
     if isinstance(c, PickSource):
         return [c.of]
+    if isinstance(c, Among):
+        return [r for t in c.of for r in term_refs(t)] + [c.listed]
     return []
 
 
@@ -324,6 +331,12 @@ def _check(rules: RuleSet) -> None:
         for m in SLOT.finditer(page.template):
             if m.group("id") not in claims:
                 problems.append(f"{page.id}/page.tmpl: unknown claim {m.group(0)}")
+            elif m.group("mod") in CONFIG_MODIFIERS and getattr(claims[m.group("id")].compute, "count", None) is None:
+                problems.append(f"{page.id}/page.tmpl: {m.group(0)} prints a configuration, but claim "
+                                f"{m.group('id')!r} ({claims[m.group('id')].file}) computes none (no GPU count)")
+            elif m.group("mod") in ("config_ja", "config_x") and not getattr(claims[m.group("id")].compute, "gpu", None):
+                problems.append(f"{page.id}/page.tmpl: {m.group(0)} names a GPU, but claim "
+                                f"{m.group('id')!r} ({claims[m.group('id')].file}) computes on no single GPU")
     if not problems:
         state: dict[str, int] = {}
 
