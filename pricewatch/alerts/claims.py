@@ -15,6 +15,7 @@ from pricewatch.alerts.model import Alert, _Run
 from pricewatch.alerts.observe import _held, _hold_note
 from pricewatch.alerts.render import _L, UTC_FMT, S, _shown
 from pricewatch.alerts.sources import _streak, _unprefixed
+from pricewatch.alerts.staleness import stale_claims
 from pricewatch.alerts.store import _rows, sql
 from pricewatch.record.config import AlertConfig
 
@@ -43,6 +44,12 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
 
     before = {c: {"status": b["before_status"], "run_id": b["before_run_id"]}
               for c, b in basis.items() if b["before_status"] is not None}
+    # Claims unchecked only because a source is stale are told once per page (staleness.py):
+    # going unchecked for staleness, and coming back to what they were, is not a status change here.
+    stale = stale_claims(con, sorted({run.run_id} | {b["run_id"] for b in before.values() if b["run_id"]}))
+
+    def stale_in(run_id, claim_id) -> bool:
+        return any(claim_id in ids for by_src in stale.get(run_id, {}).values() for ids in by_src.values())
     uses = {}
     for i in run.inputs:
         if i["run_id"] == run.run_id:
@@ -54,6 +61,9 @@ def _claim_status(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
             # (rulechange.py), told once as such, never as a status change of the run.
             continue
         old = before.get(claim_id)
+        if old and (stale_in(run.run_id, claim_id) or (
+                ev["status"] == "holds" and old["status"] == "unverifiable" and stale_in(old["run_id"], claim_id))):
+            continue
         # A claim seen for the first time only alerts when the page is already wrong.
         if (old is None and ev["status"] != "drifted") or (old is not None and old["status"] == ev["status"]):
             continue

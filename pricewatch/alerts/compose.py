@@ -91,6 +91,8 @@ def _keys(con, run: _Run, e: dict, recovered: set[str]) -> list[tuple[str, str]]
         return [("source_recovered", e["subject"])]
     if kind == "rule_change":
         return [("rule_change", e["subject"])]
+    if kind in ("page_unchecked", "page_checked_again"):
+        return [(kind, e["subject"])]
     if kind == "claim_status":
         if d.get("failing_sources"):
             return [("source_outage", p) for p in d["failing_sources"]]
@@ -291,5 +293,16 @@ def _unprefixed(provider: str, error: str | None) -> str:
     return unprefixed(provider, error)
 
 
-BUILDERS = {"page_digest": _page_digest, "source_outage": _source_outage, "source_recovered": _source_recovered,
+def _page_staleness(con, run: _Run, cfg: AlertConfig, page_id: str, evs: list[dict]) -> dict:
+    d = evs[-1]["details"]
+    sources = [{**s, "provider_name": provider_name(s["provider"])} for s in d["sources"]]
+    out = {"page": page_info(page_id), "sources": sources, "claims": d["claims"], "claims_total": len(d["claims"]),
+           "limit_hours": d.get("limit_hours"), "counts": d.get("counts"),
+           "report_command": "pricewatch claims --status unverifiable"}
+    out["notify_type"] = "warning" if evs[-1]["kind"] == "page_unchecked" or (d.get("counts") or {}).get("drifted") \
+        else "success"
+    return out
+
+
+BUILDERS = {"page_digest": _page_digest, "page_unchecked": _page_staleness, "page_checked_again": _page_staleness, "source_outage": _source_outage, "source_recovered": _source_recovered,
             "rule_change": _rule_change, "new_gpu_label": _new_gpu_label}

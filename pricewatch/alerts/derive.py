@@ -27,6 +27,7 @@ from pricewatch.alerts.prices import (
 )
 from pricewatch.alerts.rulechange import _rule_changes
 from pricewatch.alerts.sources import _new_labels, _source_health
+from pricewatch.alerts.staleness import _page_staleness
 from pricewatch.alerts.store import _alert_config, _dumps, _has, _rows, sql
 from pricewatch.record.config import AlertConfig, Config
 from warehouse import migrate
@@ -47,7 +48,7 @@ def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | 
     _screen_first_seen(con, run, moves, cfg)
     alerts = (_price_alerts(con, run, moves, cfg) + _disappeared(con, run) + _undercut(con, run, moves, cfg)
               + _claim_status(con, run, moves, cfg) + _source_health(con, run, cfg) + _new_labels(con, run)
-              + _rule_changes(con, run) + _held_readings(con, run))
+              + _rule_changes(con, run) + _held_readings(con, run) + _page_staleness(con, run))
     apply_mutes(alerts, list_mutes(con, run.observed_at))
     if newer:
         for a in alerts:
