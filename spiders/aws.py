@@ -365,10 +365,18 @@ class AwsSpider(PriceSpider):
     allowed_domains = ["b0.p.awsstatic.com", "pricing.us-east-1.amazonaws.com"]
 
     family = "hyperscaler"
-    robots = "not applicable (static price documents / API host)"
-    terms = ("not checked offline; the documents are the ones AWS's public EC2 on-demand pricing page "
-             "itself loads, keyless (the Price List bulk offer files, AWS's documented public price API, "
-             "are the option); no console or calculator scraping.")
+    robots = ("not applicable (b0.p.awsstatic.com is an API host): static price documents and the "
+              "pricing.us-east-1.amazonaws.com Price List API; no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("No stored copy of AWS's Site Terms found (searched the pages corpus 2026-12-02 for 'AWS site "
+             "terms automated scraping crawling aws.amazon.com', 'AWS Site Terms license does not include data"
+             " mining robots data gathering extraction tools'; only the AWS Service Terms, "
+             "https://aws.amazon.com/it/serviceterms, stored copy 'Last Updated: October 22, 2025', which "
+             "'govern your use of the Services'). The documents we read are the ones AWS's public EC2 "
+             "on-demand pricing page itself loads, keyless (the Price List bulk offer files, AWS's documented "
+             "public price API, are the option); no console or calculator scraping.")
     cadence = "daily"
     unit = "USD per instance-hour"
     capture = "real"

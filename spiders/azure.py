@@ -156,9 +156,18 @@ class AzureSpider(PriceSpider):
     pricing_url = URL
 
     family = "hyperscaler"
-    robots = "not applicable (API host)"
-    terms = ("not checked offline; the Retail Prices API is Microsoft's documented, unauthenticated "
-             "public API for price lists, the route we use (no portal or calculator scraping).")
+    robots = ("not applicable (prices.azure.com is an API host), read through its documented public API; no "
+              "stored copy of its robots.txt found (searched the pages corpus 2026-12-02; it cannot be "
+              "searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt Disallow' found "
+              "only other sites' files); robots.txt is obeyed at every crawl if served")
+    terms = ("Microsoft's web crawling policy "
+             "(https://about.ads.microsoft.com/en-us/resources/policies/web-crawling, stored copy, undated): "
+             "'Automated Web crawling and robotic activities from third parties are generally disallowed "
+             "across our properties.' So we read only the Retail Prices API, Microsoft's documented, "
+             "unauthenticated public API for price lists, never the portal or calculator pages. The Azure "
+             "Services Terms (http://azure.microsoft.com/en-us/support/legal/services-terms/, stored copy, "
+             "undated) are about using the Services (searched the pages corpus 2026-12-02 for 'Microsoft Azure"
+             " terms of use website automated access', 'Microsoft Terms of Use website robots scraping').")
     cadence = "daily"
     unit = "USD per instance-hour (VM-hour)"
     capture = "real"

@@ -181,9 +181,19 @@ class GcpSpider(PriceSpider):
     page_parser = staticmethod(parse_pricing)
 
     family = "hyperscaler"
-    robots = "not checked offline"
-    terms = ("not checked offline; the pricing page is public and keyless. Google also publishes the "
-             "Cloud Billing Catalog API (needs an API key), the documented route for automated reads.")
+    robots = ("no stored copy of cloud.google.com/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of Google's Terms of Service (policies.google.com/terms) found: the pages corpus "
+             "holds only third parties' summaries of it, which say it bars 'using automated scrapers to bypass"
+             " standard instructions (like robots.txt files)' (searched the pages corpus 2026-12-02 for "
+             "'Google Cloud website terms of service scraping automated', 'Google Cloud website terms "
+             "cloud.google.com site policies automated queries', 'policies.google.com/terms using automated "
+             "means to access content in violation of machine-readable instructions robots.txt'); the stored "
+             "Google Cloud Acceptable Use Policy (https://cloud.google.com/cloud/terms/aup, stored copy, '6. "
+             "Februar 2023') is about a customer's use of the Services. The pricing page is public and keyless"
+             " and robots.txt is obeyed; Google also publishes the Cloud Billing Catalog API (needs an API "
+             "key), the documented route for automated reads.")
     cadence = "daily"
     unit = "USD per instance-hour (machine-hour)"
     capture = "real"
