@@ -162,9 +162,15 @@ class CivoSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per instance-hour"
     capture = "real"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the public pricing page, once a day, with our "
-             "contact User-Agent and robots.txt obeyed.")
+    robots = ("no stored copy of www.civo.com/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("Civo Terms and Conditions (https://www.civo.com/legal/terms, stored copies, undated): 'Please "
+             "read these terms carefully before you launch any services using our website or API.'; no clause "
+             "on reading the public website by automated means in the stored excerpts (searched the pages "
+             "corpus 2026-12-02 for 'Civo terms of service', 'Civo acceptable use policy automated scraping "
+             "website'). We read only the public pricing page, once a day, with our contact User-Agent and "
+             "robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_pricing)

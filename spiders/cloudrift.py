@@ -136,10 +136,14 @@ class CloudRiftSpider(PriceSpider):
     allowed_domains = ["api.cloudrift.ai"]
     pricing_url = API
     family = "neocloud"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
-    terms = ("Terms of service: not found in a stored public copy. We read only the public, "
-             "keyless instance-types/list call the CloudRift console, dstack and SkyPilot make, "
-             "one POST a day, with our contact User-Agent.")
+    robots = ("not applicable (api.cloudrift.ai is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("No stored copy of CloudRift's terms of service found (searched the pages corpus 2026-12-02 for "
+             "'CloudRift terms of service cloudrift.ai'). We read only the public, keyless instance-types/list"
+             " call the CloudRift console, dstack and SkyPilot make, one POST a day, with our contact "
+             "User-Agent.")
     cadence = "daily"
     unit = "US cents per instance-hour"
     capture = "composed"

@@ -180,10 +180,13 @@ class ComputePulseSpider(PriceSpider):
     allowed_domains = ["compute-pulse.com"]
     is_aggregator = True
     family = "aggregator"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. Compute Pulse publishes this API for agents (openapi.json, "
-             "llms.txt) and says 'Observed public prices are not quotes'; we read one query per GPU "
-             "once a day and never count its rows as a provider's own offer.")
+    robots = ("no stored copy of compute-pulse.com/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of Compute Pulse's terms found (searched the pages corpus 2026-12-02 for "
+             "'compute-pulse.com terms llms.txt agents GPU price API'). Compute Pulse publishes this API for "
+             "agents (openapi.json, llms.txt) and says 'Observed public prices are not quotes'; we read one "
+             "query per GPU once a day and never count its rows as a provider's own offer.")
     cadence = "daily"
     unit = "USD per GPU-hour (rows in EUR / CHF / INR kept in their currency)"
     capture = "real"

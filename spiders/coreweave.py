@@ -211,8 +211,15 @@ class CoreWeaveSpider(PriceSpider):
     name = "coreweave"
     allowed_domains = ["coreweave.com"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public pricing page, read once a day, no login"
+    robots = ("no stored copy of www.coreweave.com/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("CoreWeave Terms of Service (https://docs.coreweave.com/policies/terms-of-service, stored copy, "
+             "undated) bind a Customer's Account: 'The creation of an Account and use of CoreWeave Services is"
+             " in compliance with all laws, rules and regulations applicable to the Customer'; no clause on "
+             "reading the public website by automated means in the stored excerpt (searched the pages corpus "
+             "2026-12-02 for 'CoreWeave terms of use website scraping automated'). We read the public pricing "
+             "page, once a day, no login.")
     cadence = "daily"
     unit = "USD per instance-hour"
     capture = "real"

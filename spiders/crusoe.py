@@ -130,9 +130,15 @@ class CrusoeSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour"
     capture = "real"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the public pricing page (the API is HMAC-signed "
-             "and has no prices), once a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("no stored copy of www.crusoe.ai/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("Crusoe Cloud Platform Terms of Service (https://crusoeenergy.pactsafe.io/, stored copy, "
+             "'Effective November 24th 2024') outline 'the terms regarding your use of our Services and TSS'; "
+             "the 'Crusoe Website Terms of Use' listed beside them is not stored (searched the pages corpus "
+             "2026-12-02 for 'Crusoe cloud terms of service acceptable use', 'Crusoe Website Terms of Use "
+             "automated scraping'). We read only the public pricing page (the API is HMAC-signed and has no "
+             "prices), once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_pricing)

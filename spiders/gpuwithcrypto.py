@@ -171,7 +171,10 @@ class GpuWithCryptoSpider(PriceSpider):
     name = "gpuwithcrypto"
     allowed_domains = ["gpuwithcrypto.com"]
     family = "own"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
+    robots = ("no stored copy of gpuwithcrypto.com/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); our own site; robots.txt is obeyed at every crawl "
+              "(ROBOTSTXT_OBEY)")
     terms = "our own site: collection is ours to allow"
     cadence = "daily"
     unit = "USD per GPU-hour"
