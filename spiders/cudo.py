@@ -121,7 +121,10 @@ class CudoSpider(PriceSpider):
     allowed_domains = ["rest.compute.cudo.org"]
     pricing_url = MACHINE_TYPES
     family = "neocloud"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
+    robots = ("not applicable (rest.compute.cudo.org is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
     terms = ("Terms of Service (https://cudocompute.com/terms-of-service, stored copy 'Version dated: "
              "1 July 2024'): '1.4 Agreement to Terms: Accessing or using our Services constitutes your "
              "agreement to these Terms.'; no sentence on automated collection in the stored part. We read "

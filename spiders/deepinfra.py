@@ -112,7 +112,9 @@ class DeepInfraSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour"
     capture = "real"
-    robots = "unknown (no stored copy of deepinfra.com/robots.txt found; not checked offline)"
+    robots = ("no stored copy of deepinfra.com/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
     terms = ("Terms of Service (https://deepinfra.com/terms, stored copy, 'Last modified: July 4th, 2024'): "
              "'You may use the Services for any legal commercial purposes unless specifically prohibited "
              "below.' A clause on automated collection was not found in the stored public copy (only its "

@@ -110,9 +110,16 @@ class DigitalOceanSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per Droplet-hour"
     capture = "real"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read the public product documentation page (not the "
-             "authenticated /v2/sizes API), once a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("no stored copy of docs.digitalocean.com/robots.txt found (searched the pages corpus 2026-12-02;"
+              " it cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("DigitalOcean Acceptable Use Policy (https://www.digitalocean.com/legal/acceptable-use-policy/, "
+             "stored copy, 'Last updated October 14, 2020') 'describes material and activities that are not "
+             "allowed in connection with the Services'; the Terms of Service's 'Section 3 (Website Terms)' is "
+             "not stored (searched the pages corpus 2026-12-02 for 'DigitalOcean terms of service scraping "
+             "website crawl', 'DigitalOcean Website Terms you may not use robot spider scraper automated means"
+             " to access the Websites'). We read the public product documentation page (not the authenticated "
+             "/v2/sizes API), once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_pricing)

@@ -154,10 +154,15 @@ class E2ENetworksSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour (table); INR per hour (JSON-LD)"
     capture = "real"
-    robots = "unknown (not checked offline)"
-    terms = ("Terms not checked offline. The page itself invites machine reading (its HTML comment for "
-             "agents points to /pricing.json and its application/ld+json tags); we read the public "
-             "pricing page once a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("no stored copy of www.e2enetworks.com/robots.txt found (searched the pages corpus 2026-12-02; "
+              "it cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("E2E Networks Acceptable Use Policy (https://www.e2enetworks.com/acceptable-use-policy, stored "
+             "copy, undated) sets the fees and charges a Customer pays for Cloud Computing; no clause on "
+             "automated reading of the website in the stored excerpt (searched the pages corpus 2026-12-02 for"
+             " 'E2E Networks terms of service website use'). The page itself invites machine reading (its HTML"
+             " comment for agents points to /pricing.json and its application/ld+json tags); we read only the "
+             "public pricing page, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_pricing)

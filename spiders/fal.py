@@ -139,7 +139,9 @@ class FalSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour (List Price; 'As low as' floor kept apart)"
     capture = "real"
-    robots = "unknown (no stored copy of fal.ai/robots.txt found; not checked offline)"
+    robots = ("no stored copy of fal.ai/robots.txt found (searched the pages corpus 2026-12-02; it cannot be "
+              "searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt Disallow' found "
+              "only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
     terms = ("Terms of Service (https://fal.ai/terms, stored copies 'Last Updated: April 20th, 2025' and "
              "https://www.fal.ai/terms.html 'Last Updated: August 12th, 2025'): they govern 'any websites "
              "... including www.fal.ai (\"Sites\")'; a clause on automated collection was not found in the "

@@ -109,7 +109,9 @@ class FluidstackSpider(PriceSpider):
     # The page answered 404 on 2026-10-06 (its last readable copy is the Internet Archive's of
     # 2025-01-09): a nightly run would fail every night, so it runs only when asked by name.
     enabled_by_default = False
-    robots = "unknown (no stored copy of www.fluidstack.io/robots.txt)"
+    robots = ("no stored copy of www.fluidstack.io/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
     terms = ("Fluidstack Acceptable Use Policy (https://www.fluidstack.io/legal/acceptable-use, stored "
              "copy, undated): a Customer agrees not to use the Services 'in any manner that disrupts the "
              "operations, business, equipment, websites or systems of FluidStack'; it and the Terms & "

@@ -83,9 +83,13 @@ class GmiCloudSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour"
     capture = "real"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the public pricing page, once a day, with our "
-             "contact User-Agent (a default library User-Agent is refused with 403) and robots.txt obeyed.")
+    robots = ("no stored copy of www.gmicloud.ai/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of GMI Cloud's terms found (searched the pages corpus 2026-12-02 for 'GMI Cloud "
+             "terms of service', 'gmicloud.ai terms of use'). We read only the public pricing page, once a "
+             "day, with our contact User-Agent (a default library User-Agent is refused with 403) and "
+             "robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_pricing)

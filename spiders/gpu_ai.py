@@ -118,9 +118,13 @@ class GpuAiSpider(PriceSpider):
     name = "gpu_ai"
     allowed_domains = ["api.gpu.ai"]
     family = "marketplace"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the public, anonymous pricing API (cursor-paged, "
-             "200 rows a page), once a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("not applicable (api.gpu.ai is an API host); no stored copy of its robots.txt found (searched "
+              "the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt' and "
+              "'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is obeyed at "
+              "every crawl if served")
+    terms = ("No stored copy of GPU.ai's terms found (searched the pages corpus 2026-12-02 for 'gpu.ai terms "
+             "of service marketplace'). We read only the public, anonymous pricing API (cursor-paged, 200 rows"
+             " a page), once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
     unit = "USD per instance-hour"
     capture = "real"
