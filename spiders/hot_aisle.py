@@ -123,9 +123,15 @@ class HotAisleSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour"
     capture = "real"
-    robots = "unknown (not checked offline; the page's robots meta says 'index, follow')"
-    terms = ("Not checked offline. We read only the public pricing page, once a day, with our "
-             "contact User-Agent and robots.txt obeyed.")
+    robots = ("no stored copy of hotaisle.xyz/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); the page's robots meta says 'index, follow'; "
+              "robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("Hot Aisle's Terms of Service are not stored; its Maintenance Policy "
+             "(https://hotaisle.xyz/maintenance-policy, stored copy, 'Last modified: May 25th, 2024'), which "
+             "forms 'a part of the Hot Aisle Terms of Service (TOS)', says nothing on automated access "
+             "(searched the pages corpus 2026-12-02 for 'Hot Aisle hotaisle.xyz terms of service'). We read "
+             "only the public pricing page, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_pricing)

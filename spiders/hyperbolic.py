@@ -140,9 +140,17 @@ class HyperbolicSpider(PriceSpider):
     allowed_domains = ["api.hyperbolic.ai"]
     pricing_url = RENTAL_OPTIONS
     family = "neocloud"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the public, anonymous rental-options API the "
-             "dashboard uses, once a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("not applicable (api.hyperbolic.ai is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("Hyperbolic Terms of Use (https://hyperbolic.xyz/terms, stored copy, 'Last Updated Date: "
+             "September 4, 2024') apply 'TO THE HTTPS://HYPERBOLIC.XYZ WEBSITE AND ALL SUBDOMAINS THEREOF' and"
+             ' to \'using any application programming interfaces ("API") that we make available\'; no clause on '
+             "automated access in the stored excerpt (searched the pages corpus 2026-12-02 for 'Hyperbolic AI "
+             "terms of service hyperbolic.xyz', 'hyperbolic.xyz terms you agree not to use robot spider "
+             "scraper data mining'). We read only the public, anonymous rental-options API the dashboard uses,"
+             " once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
     unit = "US cents per instance-hour"
     capture = "real"

@@ -157,8 +157,15 @@ class HyperstackSpider(PriceSpider):
     name = "hyperstack"
     allowed_domains = ["hyperstack.cloud"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public pricing page, read once a day, no login"
+    robots = ("no stored copy of www.hyperstack.cloud/robots.txt found (searched the pages corpus 2026-12-02; "
+              "it cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("Hyperstack Terms and Conditions (https://hyperstack.cloud/terms-and-conditions, stored copy, "
+             "undated): 'References to the “User” mean you as the consumer of our Services'; no clause on "
+             "reading the public website by automated means in the stored excerpt (searched the pages corpus "
+             "2026-12-02 for 'Hyperstack terms and conditions NexGen Cloud website', 'Hyperstack terms and "
+             "conditions you must not scrape crawl automated'). We read the public pricing page, once a day, "
+             "no login.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"

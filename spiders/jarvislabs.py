@@ -144,8 +144,12 @@ class JarvislabsSpider(PriceSpider):
     name = "jarvislabs"
     allowed_domains = ["jarvislabs.ai", "jarvislabs.net"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public pricing page rendered in Chromium, read once a day, no login"
+    robots = ("no stored copy of jarvislabs.ai/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of Jarvislabs' terms found (searched the pages corpus 2026-12-02 for 'Jarvislabs "
+             "terms of service'; only other 'Jarvis' products' terms came back). We read the public pricing "
+             "page rendered in Chromium, once a day, no login.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "composed"

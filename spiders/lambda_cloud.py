@@ -192,8 +192,16 @@ class LambdaCloudSpider(PriceSpider):
     name = "lambda_cloud"
     allowed_domains = ["lambda.ai"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public pricing page, read once a day, no login"
+    robots = ("no stored copy of lambda.ai/robots.txt found (searched the pages corpus 2026-12-02; it cannot "
+              "be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt Disallow' found"
+              " only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("Lambda Website Terms of Service (https://lambdalabs.com/legal/terms-of-service, stored copy, "
+             "'Last updated October 24, 2023'): 'By accessing or using the Service in any manner, including, "
+             "but not limited to, visiting or browsing the Sites ... you expressly understand, acknowledge and"
+             " agree to be bound by these Terms'; no clause on automated access in the stored excerpt "
+             "(searched the pages corpus 2026-12-02 for 'Lambda Labs lambda.ai terms of service website "
+             "automated scraping', 'Lambda Website Terms of Service prohibited use robots spiders scraping "
+             "harvest data from the Sites'). We read the public pricing page, once a day, no login.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"

@@ -210,7 +210,9 @@ class LatitudeSpider(PriceSpider):
     family = "neocloud"
     unit = "USD and BRL per node-hour (month and year prices kept as facts)"
     capture = "real"
-    robots = "unknown: no stored public copy of www.latitude.sh/robots.txt (robots.txt is obeyed at every crawl)"
+    robots = ("no stored copy of www.latitude.sh/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
     terms = ("Terms of service: not found in a stored public copy (searched 2026-12; only the compute SLA "
              "page https://www.latitude.sh/docs/slas/compute is stored, and it says nothing on automated "
              "access). We read only the public pricing page, once a day, with our contact User-Agent and "

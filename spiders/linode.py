@@ -124,10 +124,15 @@ class LinodeSpider(PriceSpider):
     name = "linode"
     allowed_domains = ["api.linode.com"]
     family = "neocloud"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
-    terms = ("Terms of service on automated collection: not found in a stored public copy. We read only "
-             "Linode's documented, unauthenticated plan catalog (/v4/linode/types, the data behind "
-             "`linode-cli linodes types`), once a day.")
+    robots = ("not applicable (api.linode.com is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("Linode Customer Agreement (https://www.linode.com/agreement/, stored copy, applying 'beginning "
+             "on May 25, 2018') binds 'all users of Linode Services'; no clause on automated reads of the "
+             "public plan catalog (searched the pages corpus 2026-12-02 for 'Linode Akamai acceptable use "
+             "policy terms of service automated'). We read only Linode's documented, unauthenticated plan "
+             "catalog (/v4/linode/types, the data behind `linode-cli linodes types`), once a day.")
     cadence = "daily"
     unit = "USD per instance-hour"
     capture = "composed"

@@ -114,9 +114,12 @@ class LiumSpider(PriceSpider):
     allowed_domains = ["lium.io"]
     pricing_url = EXECUTORS
     family = "marketplace"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the public, anonymous executors API that lium.io's "
-             "own marketplace page calls, once a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("no stored copy of lium.io/robots.txt found (searched the pages corpus 2026-12-02; it cannot be "
+              "searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt Disallow' found "
+              "only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of Lium's terms found (searched the pages corpus 2026-12-02 for 'lium.io terms of"
+             " service'). We read only the public, anonymous executors API that lium.io's own marketplace page"
+             " calls, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"
