@@ -125,9 +125,14 @@ class OracleCloudSpider(PriceSpider):
     allowed_domains = ["apexapps.oracle.com"]
     pricing_url = PRODUCTS
     family = "hyperscaler"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only Oracle's public price-list API (the one its cost "
-             "estimator uses), one request a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("not applicable (apexapps.oracle.com is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("No stored copy of Oracle's website Terms of Use found (searched the pages corpus 2026-12-02 for "
+             "'Oracle website terms of use automated scraping oracle.com'; only other Oracle agreements came "
+             "back). We read only Oracle's public price-list API (the one its cost estimator uses), one "
+             "request a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"
