@@ -294,8 +294,11 @@ class MassedComputeSpider(PriceSpider):
     name = "massed_compute"
     allowed_domains = ["vm.massedcompute.com", "massedcompute.com"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public pricing page, read once a day, no login"
+    robots = ("no stored copy of vm.massedcompute.com/robots.txt found (searched the pages corpus 2026-12-02; "
+              "it cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of Massed Compute's terms found (searched the pages corpus 2026-12-02 for 'Massed"
+             " Compute terms of service website'). We read the public pricing page, once a day, no login.")
     cadence = "daily"
     unit = "USD per instance-hour"
     capture = "real"

@@ -273,8 +273,14 @@ class NebiusSpider(PriceSpider):
     name = "nebius"
     allowed_domains = ["nebius.com"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public prices page, read once a day, no login"
+    robots = ("no stored copy of nebius.com/robots.txt found (searched the pages corpus 2026-12-02; it cannot "
+              "be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt Disallow' found"
+              " only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("Nebius Terms of Use (https://docs.nebius.com/legal/terms-of-use, stored copy, undated): 'The "
+             "Platform enables the User to get access to information about the Platform and services of the "
+             "Platform'; no clause on automated access in the stored excerpt (searched the pages corpus "
+             "2026-12-02 for 'Nebius terms of use website nebius.com'). We read the public prices page, once a"
+             " day, no login.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"

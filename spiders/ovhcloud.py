@@ -168,7 +168,10 @@ class OvhcloudSpider(PriceSpider):
     name = "ovhcloud"
     allowed_domains = ["api.ovh.com", "api.us.ovhcloud.com"]
     family = "neocloud"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
+    robots = ("not applicable (api.ovh.com is an API host); no stored copy of its robots.txt found (searched "
+              "the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt' and "
+              "'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is obeyed at "
+              "every crawl if served")
     terms = ("Terms of service on automated collection: not found in a stored public copy (the stored "
              "OVHcloud US Service-Specific Terms, https://us.ovhcloud.com/legal/service-specific-terms/, "
              "effective 2026-04-01, say nothing about reading the public catalog). We read only the public, "

@@ -169,7 +169,9 @@ class PaperspaceSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour (one-GPU machine per hour; multi-GPU sizes multiply it)"
     capture = "real"
-    robots = "unknown (no stored copy of www.paperspace.com/robots.txt)"
+    robots = ("no stored copy of www.paperspace.com/robots.txt found (searched the pages corpus 2026-12-02; it"
+              " cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
     terms = ("Paperspace Terms of Service (https://www.paperspace.com/terms-of-service, stored copy "
              "'Updated 9/19/2023'): the agreement 'contains the terms and conditions that govern your "
              "access to and use of the Services' (of a signed-up Customer); the stored copy's opening "

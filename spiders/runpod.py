@@ -166,8 +166,16 @@ class RunpodSpider(PriceSpider):
     name = "runpod"
     allowed_domains = ["api.runpod.io"]
     family = "neocloud"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
-    terms = "not checked offline; RunPod's public GraphQL API (gpuTypes), no key, one query a day"
+    robots = ("not applicable (api.runpod.io is an API host); no stored copy of its robots.txt found (searched"
+              " the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt' and "
+              "'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is obeyed at "
+              "every crawl if served")
+    terms = ("RunPod Terms of Use (https://www.runpod.io/legal/disclaimer, stored copy, undated) concern 'your"
+             " access to and use of the runpod.io website and its subdomains'; no clause on automated access "
+             "in the stored excerpt (searched the pages corpus 2026-12-02 for 'RunPod terms of service "
+             "scraping automated', 'RunPod Terms of Use prohibited activities systematically retrieve data "
+             "automated use of the system scripts'). We read RunPod's public GraphQL API (gpuTypes), no key, "
+             "one query a day.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"

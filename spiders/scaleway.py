@@ -114,9 +114,16 @@ class ScalewaySpider(PriceSpider):
     name = "scaleway"
     allowed_domains = ["api.scaleway.com"]
     family = "neocloud"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the documented Instance API product catalog, which "
-             "needs no key, a few requests a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("not applicable (api.scaleway.com is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("Scaleway Customer Agreement (https://www.scaleway.com/en/terms/agreement/, stored copy, undated)"
+             " defines 'the conditions under which SCALEWAY supplies the User' with Compute and Storage "
+             "Services; nothing on reading the catalog (searched the pages corpus 2026-12-02 for 'Scaleway "
+             "terms of service website contractual terms'). We read only the documented Instance API product "
+             "catalog, which needs no key, a few requests a day, with our contact User-Agent and robots.txt "
+             "obeyed.")
     cadence = "daily"
     unit = "EUR per instance-hour"
     capture = "real"

@@ -205,7 +205,9 @@ class SesterceSpider(PriceSpider):
     is_aggregator = True
     unit = "USD per instance-hour"
     capture = "real"
-    robots = "unknown: no stored public copy of cloud.sesterce.com/robots.txt (robots.txt is obeyed at every crawl)"
+    robots = ("no stored copy of cloud.sesterce.com/robots.txt found (searched the pages corpus 2026-12-02; it"
+              " cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
     terms = ("Terms and conditions (https://www.sesterce.com/terms-and-conditions, stored copy, undated): "
              "'The Terms apply to access to and use of Sesterce websites, platforms, products, services and "
              "solutions'; the stored excerpt says nothing on automated access or scraping. We read only the "
