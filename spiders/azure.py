@@ -163,11 +163,11 @@ class AzureSpider(PriceSpider):
     terms = ("Microsoft's web crawling policy "
              "(https://about.ads.microsoft.com/en-us/resources/policies/web-crawling, stored copy, undated): "
              "'Automated Web crawling and robotic activities from third parties are generally disallowed "
-             "across our properties.' So we read only the Retail Prices API, Microsoft's documented, "
-             "unauthenticated public API for price lists, never the portal or calculator pages. The Azure "
-             "Services Terms (http://azure.microsoft.com/en-us/support/legal/services-terms/, stored copy, "
-             "undated) are about using the Services (searched the pages corpus 2026-12-02 for 'Microsoft Azure"
-             " terms of use website automated access', 'Microsoft Terms of Use website robots scraping').")
+             "across our properties.' So we read only the Retail Prices API, Microsoft's documented public API"
+             " for price lists (unauthenticated), never the portal or calculator pages. The Azure Services "
+             "Terms (http://azure.microsoft.com/en-us/support/legal/services-terms/, stored copy, undated) are"
+             " about using the Services (searched the pages corpus 2026-12-02 for 'Microsoft Azure terms of "
+             "use website automated access', 'Microsoft Terms of Use website robots scraping').")
     cadence = "daily"
     unit = "USD per instance-hour (VM-hour)"
     capture = "real"

@@ -170,9 +170,17 @@ class ShadeformSpider(PriceSpider):
     name = "shadeform"
     allowed_domains = ["shadeform.ai"]
     family = "aggregator"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = ("not checked offline; the public homepage (its embedded instance list), read once a day; "
-             "Shadeform's documented API needs a key and is not used")
+    robots = ("no stored copy of www.shadeform.ai/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("Shadeform Terms of Use (https://www.shadeform.ai/tos.html, stored copy, 'Effective Date: October"
+             " 15, 2024') govern 'your use of the website https://shadeform.ai'; '2.1 Website. Subject to "
+             "these Terms, Shadeform grants you the limited, revocable, non-transferable, non-sublicensable, "
+             "non-exclusive right to access and use the Website'; the rest of section 2 is not stored and no "
+             "clause on automated access was found (searched the pages corpus 2026-12-02 for 'Shadeform terms "
+             "of service', 'shadeform.ai Terms of Use you will not scrape crawl spider robot data mining "
+             "Website'). We read the public homepage (its embedded instance list), once a day; Shadeform's "
+             "documented API needs a key and is not used.")
     cadence = "daily"
     unit = "US cents per instance-hour"
     capture = "real"

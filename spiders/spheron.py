@@ -164,13 +164,17 @@ class SpheronSpider(PriceSpider):
     is_aggregator = True
     unit = "USD per instance-hour"
     capture = "composed"
-    robots = "unknown (not found in a stored public copy; app.spheron.ai is an API host)"
-    terms = ("Terms of service: not found in a stored public copy. Spheron's API reference "
-             "(https://docs.spheron.ai/api-reference, stored copy) documents GET /api/gpu-offers "
-             "as callable without a key ('Authorization: Bearer <your-api-key> (optional)'; the "
-             "docs' skill file: 'Without it, you can only list public GPU offers and providers'). "
-             "We read only that public list, page by page, once a day, with our contact "
-             "User-Agent and robots.txt obeyed.")
+    robots = ("not applicable (app.spheron.ai is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("No stored copy of Spheron's terms of service found (searched the pages corpus 2026-12-02 for "
+             "'Spheron terms of service spheron.network'; only its airdrop terms, "
+             "https://checker.spheron.network/terms). Spheron's API reference "
+             "(https://docs.spheron.ai/api-reference, stored copy) documents GET /api/gpu-offers as callable "
+             "without a key ('Authorization: Bearer <your-api-key> (optional)'; the docs' skill file: 'Without"
+             " it, you can only list public GPU offers and providers'). We read only that public list, page by"
+             " page, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
 
     def __init__(self, *args, **kwargs):

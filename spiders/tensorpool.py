@@ -122,9 +122,12 @@ class TensorPoolSpider(PriceSpider):
     family = "neocloud"
     unit = "USD per GPU-hour"
     capture = "real"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline (the page links /terms). We read only the public pricing page, once "
-             "a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("no stored copy of tensorpool.dev/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of TensorPool's terms found (searched the pages corpus 2026-12-02 for 'TensorPool"
+             " terms of service tensorpool.dev'; the page links /terms). We read only the public pricing page,"
+             " once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_pricing)

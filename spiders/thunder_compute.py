@@ -120,8 +120,13 @@ class ThunderComputeSpider(PriceSpider):
     name = "thunder_compute"
     allowed_domains = ["api.thundercompute.com"]
     family = "neocloud"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
-    terms = "not checked offline; Thunder Compute's public pricing and specs API, no key"
+    robots = ("not applicable (api.thundercompute.com is an API host); no stored copy of its robots.txt found "
+              "(searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt'"
+              " and 'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is "
+              "obeyed at every crawl if served")
+    terms = ("No stored copy of Thunder Compute's terms found (searched the pages corpus 2026-12-02 for "
+             "'Thunder Compute terms of service'). We read Thunder Compute's public pricing and specs API, no "
+             "key.")
     cadence = "daily"
     unit = "USD per instance-hour"
     capture = "composed"

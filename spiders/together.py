@@ -207,8 +207,14 @@ class TogetherSpider(PriceSpider):
     name = "together"
     allowed_domains = ["together.ai"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public pricing page, read once a day, no login"
+    robots = ("no stored copy of www.together.ai/robots.txt found (searched the pages corpus 2026-12-02; it "
+              "cannot be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt "
+              "Disallow' found only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("No stored copy of Together AI's own terms found: only a third party's analysis "
+             "(https://conductatlas.com/platform/together-ai/together-ai-terms-of-service/, captured April 29,"
+             " 2026) says they govern 'use of the Together AI website, API, and AI inference platform', with "
+             "nothing on automated access (searched the pages corpus 2026-12-02 for 'Together AI terms of "
+             "service together.ai website'). We read the public pricing page, once a day, no login.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"

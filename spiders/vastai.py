@@ -178,7 +178,10 @@ class VastaiSpider(PriceSpider):
     name = "vastai"
     allowed_domains = ["console.vast.ai"]
     family = "marketplace"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
+    robots = ("not applicable (console.vast.ai is an API host), read through its documented public search API;"
+              " no stored copy of its robots.txt found (searched the pages corpus 2026-12-02; it cannot be "
+              "searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt Disallow' found "
+              "only other sites' files); robots.txt is obeyed at every crawl if served")
     terms = ("Vast.ai Terms of Use Agreement (https://vast.ai/terms, stored copy, 'Version Date: December "
              "15th, 2023') governs 'your access to and use of the https://vast.ai website'; its terms restrict "
              "automated scraping of the website, so we read only the documented public search API "

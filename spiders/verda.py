@@ -157,8 +157,14 @@ class VerdaSpider(PriceSpider):
     name = "verda"
     allowed_domains = ["verda.com", "datacrunch.io"]
     family = "neocloud"
-    robots = "unknown: not checked offline (robots.txt is obeyed at every crawl, ROBOTSTXT_OBEY)"
-    terms = "not checked offline; the public pricing page (its JSON-LD offers), read once a day, no login"
+    robots = ("no stored copy of verda.com/robots.txt found (searched the pages corpus 2026-12-02; it cannot "
+              "be searched by address: 'lambda.ai robots.txt' and 'cloud.google.com robots.txt Disallow' found"
+              " only other sites' files); robots.txt is obeyed at every crawl (ROBOTSTXT_OBEY)")
+    terms = ("DataCrunch's 'Friendly Guide to Our Terms of Service' "
+             "(https://datacrunch.io/terms-and-conditions, stored copy, undated; it 'does not have legal "
+             "power') asks customers to 'Use our services responsibly'; no clause on automated reading of the "
+             "website (searched the pages corpus 2026-12-02 for 'Verda DataCrunch terms of service "
+             "datacrunch.io'). We read the public pricing page (its JSON-LD offers), once a day, no login.")
     cadence = "daily"
     unit = "USD per hour of the named configuration"
     capture = "real"

@@ -111,9 +111,15 @@ class VoltageParkSpider(PriceSpider):
     allowed_domains = ["cloud-api.voltagepark.com"]
     pricing_url = LOCATIONS
     family = "neocloud"
-    robots = "unknown (not checked offline)"
-    terms = ("Not checked offline. We read only the public bare-metal locations API the logged-out "
-             "dashboard calls, once a day, with our contact User-Agent and robots.txt obeyed.")
+    robots = ("not applicable (cloud-api.voltagepark.com is an API host); no stored copy of its robots.txt "
+              "found (searched the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai "
+              "robots.txt' and 'cloud.google.com robots.txt Disallow' found only other sites' files); "
+              "robots.txt is obeyed at every crawl if served")
+    terms = ("Voltage Park Terms of Service (https://voltagepark.com/terms-of-service, stored copy, undated) "
+             "'govern your access to and use of the Platform' (VoltagePark.com and cloud.voltagepark.com); no "
+             "clause on automated access in the stored excerpt (searched the pages corpus 2026-12-02 for "
+             "'Voltage Park terms of service'). We read only the public bare-metal locations API the "
+             "logged-out dashboard calls, once a day, with our contact User-Agent and robots.txt obeyed.")
     cadence = "daily"
     unit = "USD per GPU-hour"
     capture = "real"

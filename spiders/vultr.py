@@ -280,8 +280,13 @@ class VultrSpider(PriceSpider):
     name = "vultr"
     allowed_domains = ["api.vultr.com"]
     family = "neocloud"
-    robots = "not applicable (API host); robots.txt obeyed at every crawl if served"
-    terms = "not checked offline; Vultr's documented public plans API (no key for plan lists)"
+    robots = ("not applicable (api.vultr.com is an API host); no stored copy of its robots.txt found (searched"
+              " the pages corpus 2026-12-02; it cannot be searched by address: 'lambda.ai robots.txt' and "
+              "'cloud.google.com robots.txt Disallow' found only other sites' files); robots.txt is obeyed at "
+              "every crawl if served")
+    terms = ("No stored copy of Vultr's terms found (searched the pages corpus 2026-12-02 for 'Vultr terms of "
+             "service acceptable use policy API'; only a third-party app's terms came back). We read Vultr's "
+             "documented public plans API (no key for plan lists).")
     cadence = "daily"
     unit = "USD per instance-hour"
     capture = "composed"
