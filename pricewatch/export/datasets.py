@@ -78,7 +78,7 @@ DATASETS: dict[str, tuple[Column, ...]] = {
         ("self_service", "BOOLEAN", "false when a sales contact or a large minimum is required"),
         ("region", "VARCHAR", "region, when the price is per region"),
         ("currency", "VARCHAR", "ISO currency of the price"),
-        ("price_unit", "VARCHAR", "unit the source published: instance_hour | gpu_hour"),
+        ("price_unit", "VARCHAR", "unit the source published: instance_hour | gpu_hour | gpu_second"),
         ("price_per_hour", _PRICE, "price per instance-hour (empty when unpriced)"),
         ("price_per_gpu_hour", _PRICE, "price per GPU-hour"),
         ("is_priced", "BOOLEAN", "false for Contact sales, placeholders, unresolved text"),

@@ -8,7 +8,10 @@ from decimal import Decimal, InvalidOperation
 # "$43.46", "$$43.46" (RSC escape), "43.46", "$1,234.50/hr", "USD 2.10"
 _PRICE = re.compile(r"^\s*(?:USD\s*)?\$*\s*(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:/\s*(?:hr|hour|h))?\s*$", re.I)
 
-PRICE_UNITS = ("instance_hour", "gpu_hour")
+#: The units a source prices in: per instance-hour, per GPU-hour, or per GPU-second (Modal prints
+#: "$0.001097 / sec" per GPU; 3600 seconds make its GPU-hour). price_raw stays as printed.
+PRICE_UNITS = ("instance_hour", "gpu_hour", "gpu_second")
+SECONDS_PER_HOUR = 3600
 
 #: The message a parser gives for one row whose price cell it could not read (spiders/base.py
 #: Parsed.hold): the offer is kept unpriced with the text the page printed and *held*, its
@@ -82,4 +85,5 @@ def per_hour_prices(price: Decimal | None, unit: str, gpu_count: int) -> tuple[D
         return None, None
     if unit == "instance_hour":
         return price, price / gpu_count
-    return price * gpu_count, price
+    per_gpu = price * SECONDS_PER_HOUR if unit == "gpu_second" else price
+    return per_gpu * gpu_count, per_gpu
