@@ -266,7 +266,7 @@ def test_the_duckdb_copy_opens_in_the_duckdb_15_cli_with_every_view_and_comment(
                       "(SELECT count(*) FROM duckdb_columns() WHERE comment IS NOT NULL) AS c, "
                       "(SELECT count(*) FROM latest_offers) AS o, "
                       "(SELECT count(*) FROM duckdb_functions() WHERE function_type LIKE '%macro%' AND NOT internal) AS m")
-    assert out.splitlines()[1] == f"{views},{commented},{offers},7"
+    assert out.splitlines()[1] == f"{views},{commented},{offers},8"
 
 
 def test_the_explore_snapshot_opens_in_the_duckdb_15_cli(warehouse):

@@ -103,11 +103,14 @@ def comments(con) -> dict[tuple[str, str | None], str | None]:
 EDITED_AFTER_THE_MIGRATIONS = {("gpu_aliases", "alias_key"), ("gpu_catalog", None), ("price_spells", "offer_key"),
                                ("resource_syncs", None), ("provider_runs", "status"),
                                ("latest_provider_runs", None), ("latest_provider_runs", "status"),
-                               ("cited_offer_history", "input_status")}
+                               ("cited_offer_history", "input_status"),
+                               ("cheapest_offer", None), ("cheapest_offer", "offers_compared")}
 # Migration 059 (issue 20): provider_runs.trusted, which these now read instead of status = 'ok'
 # (and latest_provider_runs' pr.* lists the new column); their docs say so.
-EDITED_VIEWS: set[str] = {"latest_provider_runs"}
-EDITED_MACROS: set[str] = {"source_freshness_at"}
+# Issue 23 item 3: each offer's comparable class (migration 062, the macro comparable_class):
+# latest_offers carries it, cheapest_offer ranks within it, offer_price_history shows it.
+EDITED_VIEWS: set[str] = {"latest_provider_runs", "latest_offers", "cheapest_offer", "offer_price_history"}
+EDITED_MACROS: set[str] = {"source_freshness_at", "comparable_class"}
 
 
 def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_migration(fresh):
@@ -121,7 +124,10 @@ def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_mig
     # (a query returns them: view_results). Recreated after the tables, the new warehouse lists them,
     # documented as claim_evaluations' (same_as).
     late = {("latest_claim_status", "rules_version"), ("latest_claim_status", "trigger"),
-            ("latest_provider_runs", "trusted")}
+            ("latest_provider_runs", "trusted"), ("latest_offers", "comparable_class"),
+            ("cheapest_offer", "comparable_class"), ("offer_price_history", "form_factor"),
+            ("offer_price_history", "comparable_class"),
+            ("comparable_class", None)}  # and the macro comparable_class's comment (new in issue 23)
     assert set(b["view_columns"]) - set(a["view_columns"]) == {r for r in b["view_columns"] if r[:2] in late}
     assert a["view_columns"] == [r for r in b["view_columns"] if r[:2] not in late]
     same_views = [r for r in a["views"] if r[0] not in EDITED_VIEWS]
@@ -145,7 +151,7 @@ def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_mig
     # and the replay followed by the repeatables (what an upgrade does) is the new warehouse, whole
     migrate.migrate(old)
     assert catalog(old) == catalog(con)
-    assert len(b["views"]) == 16 and len(b["macros"]) == 7 and len(b["tables"]) == 29
+    assert len(b["views"]) == 16 and len(b["macros"]) == 8 and len(b["tables"]) == 29
     old.close()
 
 

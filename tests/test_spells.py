@@ -51,7 +51,9 @@ def same_history(con) -> tuple[int, int]:
     015 recompute them from every observation); returns (spells, changes)."""
     install_oracle(con)
     for view in ("latest_offers", "held_offers"):
-        stored = con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall()
+        # latest_offers also carries each offer's comparable class (issue 23), which 014 did not
+        extra = " EXCLUDE (comparable_class)" if view == "latest_offers" else ""
+        stored = con.execute(f"SELECT *{extra} FROM {view} ORDER BY ALL").fetchall()
         assert stored == con.execute(f"SELECT * FROM oracle_{view} ORDER BY ALL").fetchall(), view
     for view, cols in (("offer_price_history", HISTORY_COLUMNS), ("price_changes", CHANGE_COLUMNS)):
         stored = con.execute(f"SELECT {cols} FROM {view} ORDER BY ALL").fetchall()
@@ -78,10 +80,12 @@ def same_marts(con) -> int:
     for mart in ("cheapest_offer_daily", "provider_price_index"):
         assert (con.execute(f"SELECT * FROM {mart} ORDER BY ALL").fetchall()
                 == con.execute(f"SELECT * FROM {mart}_after(DATE '0001-01-01') ORDER BY ALL").fetchall()), mart
-    # every spell carries its first reading's currency, self-service and aggregator flags
+    # every spell carries its first reading's currency, self-service and aggregator flags, and its
+    # form factor (migration 062)
     assert con.execute("""SELECT count(*) FILTER (WHERE s.currency IS NOT DISTINCT FROM o.currency
                                                     AND s.self_service IS NOT DISTINCT FROM o.self_service
-                                                    AND s.is_aggregator IS NOT DISTINCT FROM o.is_aggregator), count(*)
+                                                    AND s.is_aggregator IS NOT DISTINCT FROM o.is_aggregator
+                                                    AND s.form_factor IS NOT DISTINCT FROM o.form_factor), count(*)
                           FROM price_spells s LEFT JOIN offers o
                             ON o.run_id = s.first_run_id AND o.provider = s.provider AND o.offer_key = s.offer_key
                        """).fetchone() == (n := con.execute("SELECT count(*) FROM price_spells").fetchone()[0],) * 2

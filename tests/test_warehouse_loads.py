@@ -121,11 +121,15 @@ def test_unpriced_rows_are_stored_with_their_text_never_as_zero(tmp_path, crawl,
     # The real page prints "Request" for 8x H100 (80GB) and 8x L40 (48GB).
     assert unpriced == {"8x H100 (80GB) on-demand": "Request", "8x L40 (48GB) on-demand": "Request"}
     assert rows(path, "SELECT count(*) FROM offers WHERE price_per_hour = 0 OR price_per_gpu_hour = 0") == [(0,)]
-    # An unpriced offer is never "the cheapest": 8x L40 has no price at all, and the cheapest
-    # 8x H100 is the priced H100 NVL row ($23.36), not the "Request" one.
+    # An unpriced offer is never "the cheapest": 8x L40 has no price at all, and the 8x "H100 (80GB)"
+    # "Request" row (its class "H100 (form factor not stated)") has no cheapest. Like is compared with
+    # like (issue 23): the cheapest 8x H100 NVL is the NVL row ("$$23.36"), the cheapest 8x H100 SXM
+    # the "H100 SXM5 (80GB)" row ("×8" "$$25.12"), never one of them for both.
     assert rows(path, "SELECT count(*) FROM cheapest_offer WHERE gpu_model = 'L40' AND gpu_count = 8") == [(0,)]
-    assert rows(path, "SELECT offer_key, price_per_hour::DOUBLE FROM cheapest_offer WHERE gpu_model = 'H100' "
-                      "AND gpu_count = 8 AND billing = 'on-demand'") == [("8x H100 NVL (94GB) on-demand #NVLink", 23.36)]
+    assert rows(path, "SELECT comparable_class, offer_key, price_per_hour::DOUBLE FROM cheapest_offer "
+                      "WHERE gpu_model = 'H100' AND gpu_count = 8 AND billing = 'on-demand' ORDER BY 1") == [
+        ("H100 NVL", "8x H100 NVL (94GB) on-demand #NVLink", 23.36),
+        ("H100 SXM", "8x H100 SXM5 (80GB) on-demand", 25.12)]
 
 
 def changed_price_warc(make_warc, date: str, old: bytes, new: bytes, name: str) -> Path:

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import duckdb
 import pandas as pd
 
-CATALOG_COLUMNS = ["gpu_model", "vendor", "vram_gb"]
+CATALOG_COLUMNS = ["gpu_model", "vendor", "vram_gb", "classes_by_form_factor"]
 ALIAS_COLUMNS = ["alias_key", "gpu_model", "form_factor", "vram_gb", "ambiguous"]
 
 

@@ -23,9 +23,7 @@ def resources() -> LoadResources:
     """The gate, catalog rows and source rows, read once per process (the catalog YAML and the
     spider classes do not change while it lives)."""
     catalog = load_catalog()
-    models = [{"gpu_model": m["model"], "vendor": m["vendor"], "vram_gb": float(m["vram_gb"])}
-              for m in catalog.models.values()]
-    return LoadResources(gate=gate, catalog_models=models, catalog_labels=catalog.labels(),
+    return LoadResources(gate=gate, catalog_models=catalog.rows(), catalog_labels=catalog.labels(),
                          sources=sources.checked_rows())
 
 

@@ -19,6 +19,8 @@ import yaml
 from pricewatch.record.offer import nominal_vram
 
 FORM_FACTORS = ("SXM", "PCIe", "NVL", "unknown")
+# What a model's ``classes_by`` may say (gpu_catalog.yaml): it splits into comparable classes by form factor.
+CLASSES_BY = ("form_factor",)
 
 # Vendor / marketing words that never change which GPU a label means.
 _NOISE = {"nvidia", "amd", "geforce", "tesla", "gpu", "instinct"}
@@ -54,6 +56,8 @@ class GpuCatalog:
             band = m.get("usd_per_gpu_hour")
             if band is not None and not (len(band) == 2 and 0 < band[0] < band[1]):
                 raise ValueError(f"gpu catalog: bad usd_per_gpu_hour {band!r} for {m['model']!r}")
+            if m.get("classes_by", "form_factor") not in CLASSES_BY:
+                raise ValueError(f"gpu catalog: bad classes_by {m['classes_by']!r} for {m['model']!r}")
             self.models[m["model"]] = m
             self._add(m["model"], _Alias((m["model"],), "unknown", None))
             for a in m.get("aliases", []):
@@ -95,6 +99,12 @@ class GpuCatalog:
         """(low, high) USD per GPU-hour outside which a price for ``model`` is almost surely misread."""
         band = (self.models.get(model) or {}).get("usd_per_gpu_hour")
         return (float(band[0]), float(band[1])) if band else None
+
+    def rows(self) -> list[dict]:
+        """Rows for the warehouse's gpu_catalog table (classes_by_form_factor: the model splits into
+        comparable classes, read by the macro comparable_class, warehouse/macros/comparable_class.sql)."""
+        return [{"gpu_model": m["model"], "vendor": m["vendor"], "vram_gb": float(m["vram_gb"]),
+                 "classes_by_form_factor": m.get("classes_by") == "form_factor"} for m in self.models.values()]
 
     def labels(self) -> list[dict]:
         """Rows for the warehouse's gpu_aliases table."""

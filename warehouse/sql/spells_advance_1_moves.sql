@@ -21,7 +21,7 @@ WITH latest AS (
 )
 SELECT coalesce(r.provider, l.provider) AS provider, coalesce(r.offer_key, l.offer_key) AS offer_key,
        r.gpu_model, r.gpu_count, r.billing, r.tier, r.price_per_hour, r.price_per_gpu_hour, r.price_text,
-       r.observed_at, r.run_id, r.currency, r.self_service, r.is_aggregator,
+       r.observed_at, r.run_id, r.currency, r.self_service, r.is_aggregator, r.form_factor,
        p.observed_at AS run_observed_at,
        l.spell_no AS cur_spell_no, l.price_per_hour AS cur_price_per_hour, l.price_text AS cur_price_text,
        l.last_seen_at AS cur_last_seen_at, l.valid_to AS cur_valid_to, l.row_id AS cur_row,

@@ -108,7 +108,7 @@ ended AS (
 ),
 attributed AS (  -- the first reading's price and comparability, the last reading's attributes
     SELECT c.*, f.provider, f.offer_key, f.price_per_hour, f.price_per_gpu_hour, f.price_text, f.run_id AS first_run_id,
-           f.currency, f.self_service, f.is_aggregator,
+           f.currency, f.self_service, f.is_aggregator, f.form_factor,
            l.gpu_model, l.gpu_count, l.billing, l.tier, l.run_id AS last_run_id,
            CASE WHEN c.next_started_by = 'changed' THEN c.next_valid_from ELSE r.observed_at END AS valid_to
     FROM ended c
@@ -123,6 +123,6 @@ SELECT provider, offer_key, spell_no, started_by, gpu_model, gpu_count, billing,
     lag(price_text) OVER s AS prev_price_text,
     lag(last_seen_at) OVER s AS prev_last_seen_at,
     lag(valid_to) OVER s AS prev_valid_to,
-    currency, self_service, is_aggregator
+    currency, self_service, is_aggregator, form_factor
 FROM attributed
 WINDOW s AS (PARTITION BY oid ORDER BY spell_no)
