@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from pricewatch.claims import kinds as K
 from pricewatch.claims import rules as R
+from pricewatch.claims.classes import chosen_class
 from pricewatch.claims.formatting import as_number, quantize
 from pricewatch.claims.page_kinds import PageKinds
 from pricewatch.claims.placeholders import placeholder_text, what_it_is
@@ -160,6 +161,11 @@ class Evaluator(PageKinds):
             return None, problem
         self._reads(provider)
         offers = [o for o in self.snap.state(provider).offers.values() if o["gpu_model"] == model]
+        # like with like: the offers of one comparable class (pricewatch/claims/classes.py)
+        target, problem = chosen_class(self.snap, offers, page.gpus[gpu].class_)
+        if problem:
+            return None, Outcome(unverifiable=f"{provider} lists {gpu} ({model}) as {problem}")
+        offers = [o for o in offers if self.snap.comparable_class(o) == target]
         priced = [o for o in offers if o["is_priced"]]
         if priced:
             best = min(priced, key=lambda o: (o["price_per_gpu_hour"], o["offer_key"]))
@@ -202,7 +208,7 @@ class Evaluator(PageKinds):
         price = "price_per_hour" if c.price == "per_hour" else "price_per_gpu_hour"
         cited = (c.cites.provider, c.cites.offer) if c.cites else None
         self._reads("", group=(c.gpu, c.count, c.billing))
-        candidates = [
+        comparable = [
             o for o in self.snap.all_offers()
             if o["gpu_model"] == c.gpu and o["gpu_count"] == c.count and o["billing"] == c.billing
             and o["is_priced"] and o["currency"] == "USD" and o["provider"] not in c.exclude_providers
@@ -212,6 +218,11 @@ class Evaluator(PageKinds):
             # an offer whose newest reading the quality gate holds is not compared: the trusted
             # reading in its place is older than its page (a cited offer keeps it, as published)
             and (not o.get("held_reading") or (o["provider"], o["offer_key"]) == cited)]
+        # Like with like: only the offers of one comparable class (pricewatch/claims/classes.py).
+        target, problem = chosen_class(self.snap, comparable, c.class_, cited)
+        if problem:
+            return Outcome(unverifiable=f"{c.count}× {c.gpu} {c.billing}: {problem}")
+        candidates = [o for o in comparable if self.snap.comparable_class(o) == target]
         # On a tie the cited offer stays the pick: the page is not wrong about it.
         pick = min(candidates, key=lambda o: (o["price_per_hour"], (o["provider"], o["offer_key"]) != cited,
                                               o["provider"], o["offer_key"]), default=None)
@@ -238,7 +249,7 @@ class Evaluator(PageKinds):
         if blocked is not None and not proven:
             if blocked is not cited_out:
                 out.inputs += blocked.inputs
-            what = f"{c.count}× {c.gpu} {c.billing}" + (" self-service" if c.self_service else "")
+            what = f"{c.count}× {target or c.gpu} {c.billing}" + (" self-service" if c.self_service else "")
             out.unverifiable, out.since = blocked.unverifiable, blocked.since
             out.note = (f"not re-picked: the cheapest other {what} offer is "
                         f"{self.rules.provider_name(pick['provider'])} {pick['offer_key']!r} at {usd(pick[price])}"
@@ -257,11 +268,12 @@ class Evaluator(PageKinds):
             note += "; not compared (stale): " + ", ".join(stale)
         held = sorted({o["provider"] for o in self.snap.all_offers()
                        if o.get("held_reading") and o["gpu_model"] == c.gpu and o["gpu_count"] == c.count
-                       and o["billing"] == c.billing and (o["provider"], o["offer_key"]) != cited})
+                       and o["billing"] == c.billing and (o["provider"], o["offer_key"]) != cited
+                       and self.snap.comparable_class(o) == target})
         if held:
             note += "; not compared (newest reading held by the quality gate): " + ", ".join(held)
         out.note = note
-        what = f"{c.count}× {c.gpu} {c.billing}" + (" self-service" if c.self_service else "")
+        what = f"{c.count}× {target or c.gpu} {c.billing}" + (" self-service" if c.self_service else "")
         if pick is None:
             out.unverifiable = cited_out.unverifiable or f"no {what} offer in the snapshot"
             out.since = cited_out.since

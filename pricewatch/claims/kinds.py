@@ -61,6 +61,15 @@ class CheapestOffer(_Strict):
     exclude_tiers: list[str] = []      # provider tiers that are not what the claim compares (serverless)
     cites: OfferRef | None = None
     price: Literal["per_hour", "per_gpu_hour"] = "per_hour"
+    # The comparable class compared ("H100 SXM"; warehouse/macros/comparable_class.sql). Default:
+    # the cited offer's; without a cited offer, the one class the GPU's offers have.
+    class_: str | None = Field(None, alias="class")
+
+    @model_validator(mode="after")
+    def class_of_the_model(self):
+        if self.class_ is not None and not self.class_.startswith(self.gpu):
+            raise ValueError(f"class {self.class_!r} is not a class of {self.gpu!r}")
+        return self
 
 
 class Ratio(_Strict):

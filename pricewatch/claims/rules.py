@@ -95,6 +95,9 @@ class Claim(_Strict):
 class GpuName(_Strict):
     model: str
     vram_gb: Decimal | None = None      # as the page states it; default: the catalog's
+    # the comparable class the page's own price of it compares ("H100 SXM"); default: the one
+    # class the price list's offers of the model have (pricewatch/claims/classes.py)
+    class_: str | None = Field(None, alias="class")
 
 
 class MemoryMethod(_Strict):

@@ -94,6 +94,7 @@ class Snapshot:
         self.interest = interest
         self.at: datetime = row[0]
         self.providers: dict[str, ProviderState] = {}
+        self._classes: dict[tuple, str | None] = {}
         for provider, rid, status, trusted, observed, error in con.execute(query_sql("snapshot_attempts"),
                                                                             [self.at, run_id]).fetchall():
             state = self.providers.setdefault(provider, ProviderState(provider, []))
@@ -155,6 +156,19 @@ class Snapshot:
             self.providers[provider].facts[fact] = {
                 "fact": fact, "value_num": num, "value_text": text, "observed_at": observed, "source_url": url,
                 "warc_file": warc, "warc_record_id": rec, "run_id": rid, "provider": provider}
+
+    def comparable_class(self, offer: dict) -> str | None:
+        """The offer's comparable class ("H100 SXM", "B200"), asked of the warehouse's one
+        definition (warehouse/macros/comparable_class.sql) once per model and form factor."""
+        pair = (offer["gpu_model"], offer.get("form_factor"))
+        if pair not in self._classes:
+            self._classes[pair] = self.con.execute(query_sql("comparable_class"), list(pair)).fetchone()[0]
+        return self._classes[pair]
+
+    def last_class(self, provider: str, offer_key: str) -> str | None:
+        """The comparable class of an offer's latest stored reading up to the snapshot (None: none)."""
+        row = self.con.execute(query_sql("offer_last_class"), [provider, offer_key, self.at]).fetchone()
+        return row[0] if row else None
 
     def state(self, provider: str) -> ProviderState | None:
         return self.providers.get(provider)

@@ -75,7 +75,7 @@ OFFER_FIELDS: tuple[OfferField, ...] = _table(
     ("gpu_count", "INTEGER", "spider", _S, "GPUs per instance", 1),
     ("vram_gb", "DOUBLE", "spider", _S, "VRAM per GPU, GB", 4,
      "per GPU, if the source says (GB; MiB figures are recognised), else from the catalog"),
-    ("form_factor", "VARCHAR", "spider", "item stored export", "SXM | PCIe | NVL | unknown", None,
+    ("form_factor", "VARCHAR", "spider", _S, "SXM | PCIe | NVL | unknown", None,
      "only if the source states it apart from the label (else from the catalog)"),
     ("billing", "VARCHAR", "spider", _S, "on-demand | spot | reserved | marketplace", 5, "how it is paid for"),
     ("tier", "VARCHAR", "spider", _S, "the provider's own tier (prototyping, production, secure, community, ...)", 6,

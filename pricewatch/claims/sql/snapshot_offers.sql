@@ -5,7 +5,8 @@
 -- providers in $6, the offers in $7 (provider, offer_key) and the offers of the groups in $8
 -- (gpu_model, gpu_count, billing) (pricewatch/claims/snapshot.py Interest). observed_at comes
 -- as epoch microseconds (one Python datetime per run instead of one per row).
-SELECT o.run_id, o.provider, o.offer_key, o.gpu_label, o.gpu_model, o.gpu_count, o.vram_gb, o.billing, o.tier,
+SELECT o.run_id, o.provider, o.offer_key, o.gpu_label, o.gpu_model, o.gpu_count, o.vram_gb, o.form_factor,
+       o.billing, o.tier,
        o.self_service, o.currency, o.price_per_hour, o.price_per_gpu_hour, o.is_priced, o.price_text,
        o.is_aggregator, epoch_us(o.observed_at) AS observed_us, o.source_url, o.warc_file, o.warc_record_id, o.held_reason
 FROM offers o
