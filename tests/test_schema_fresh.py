@@ -104,7 +104,11 @@ EDITED_AFTER_THE_MIGRATIONS = {("gpu_aliases", "alias_key"), ("gpu_catalog", Non
                                ("resource_syncs", None), ("provider_runs", "status"),
                                ("latest_provider_runs", None), ("latest_provider_runs", "status"),
                                ("cited_offer_history", "input_status"),
-                               ("cheapest_offer", None), ("cheapest_offer", "offers_compared")}
+                               ("cheapest_offer", None), ("cheapest_offer", "offers_compared"),
+                               ("current_offers", "price_unit"), ("trusted_offers", "price_unit"),
+                               ("latest_offers", "price_unit")}
+# Issue 23 item 1: a price may be per GPU-second (migration 063, offers rebuilt; 064 restates its
+# comments): the price_unit columns copied from offers say 'instance_hour | gpu_hour | gpu_second'.
 # Migration 059 (issue 20): provider_runs.trusted, which these now read instead of status = 'ok'
 # (and latest_provider_runs' pr.* lists the new column); their docs say so.
 # Issue 23 item 3: each offer's comparable class (migration 062, the macro comparable_class):
