@@ -74,7 +74,8 @@ def test_a_disabled_source_runs_only_when_asked_by_name():
     # all the others.
     # and fluidstack, whose pricing page answered 404 on 2026-10-06.
     # and modal, whose GPU price per second is the GPU alone (CPU and memory billed on top).
-    assert default_providers(sorted(ROWS)) == sorted(set(ROWS) - {"cudo", "fluidstack", "modal"})
+    # and tensordock, whose price per GPU-hour is the GPU alone (vCPU, RAM and storage billed on top).
+    assert default_providers(sorted(ROWS)) == sorted(set(ROWS) - {"cudo", "fluidstack", "modal", "tensordock"})
 
 
 @pytest.fixture(scope="module")
