@@ -53,19 +53,37 @@ def derive_alerts(con: duckdb.DuckDBPyConnection, run_id: str, config: Config | 
     if newer:
         for a in alerts:
             a.backfill(run, newer)
-    now = datetime.now(timezone.utc)
-    for a in alerts:
-        inserted = con.execute(
-            """INSERT INTO alerts (alert_id, run_id, kind, subject, fingerprint, state, notify_type,
-                                   title, body, details, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING alert_id""",
-            [a.alert_id, a.run_id, a.kind, a.subject, a.fingerprint, a.state, a.notify_type, a.title,
-             a.body, _dumps(a.details), now, now]).fetchall()
-        if inserted:
-            counts[a.state if a.state in ("suspect", "suppressed", "muted") else "raised"] += 1
+    for state in _insert_alerts(con, alerts):
+        counts[state if state in ("suspect", "suppressed", "muted") else "raised"] += 1
     if not newer:
         counts["messages"] = compose_messages(con, run, cfg)
     return counts
+
+
+def _insert_alerts(con, alerts: list) -> list[str]:
+    """Stores the alerts in one INSERT ... SELECT (one statement whatever their number, each column
+    one list parameter); an alert whose id or fingerprint is stored already, or comes again later in
+    the list, is not stored (as one INSERT each with ON CONFLICT DO NOTHING did, in list order).
+    Returns the states of those stored."""
+    fresh, seen = [], set()
+    for a in alerts:
+        if a.alert_id not in seen and ("fp", a.fingerprint) not in seen:
+            seen.update((a.alert_id, ("fp", a.fingerprint)))
+            fresh.append(a)
+    if not fresh:
+        return []
+    now = datetime.now(timezone.utc)
+    columns = {"alert_id": [a.alert_id for a in fresh], "run_id": [a.run_id for a in fresh],
+               "kind": [a.kind for a in fresh], "subject": [a.subject for a in fresh],
+               "fingerprint": [a.fingerprint for a in fresh], "state": [a.state for a in fresh],
+               "notify_type": [a.notify_type for a in fresh], "title": [a.title for a in fresh],
+               "body": [a.body for a in fresh], "details": [_dumps(a.details) for a in fresh]}
+    unnested = ", ".join(f"unnest(?::VARCHAR[]) AS {c}" for c in columns)
+    return [state for (state,) in con.execute(
+        f"""INSERT INTO alerts ({', '.join(columns)}, created_at, updated_at)
+            SELECT * REPLACE (details::JSON AS details), ?::TIMESTAMPTZ, ?::TIMESTAMPTZ
+            FROM (SELECT {unnested})
+            ON CONFLICT DO NOTHING RETURNING state""", [now, now, *columns.values()]).fetchall()]
 
 
 def _newer_derived(con, run: "_Run") -> dict | None:
