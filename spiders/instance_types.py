@@ -9,7 +9,7 @@ Sources (the providers' own spec pages, as of 2026):
 - AWS: "Amazon EC2 accelerated computing instances" (docs.aws.amazon.com/ec2/latest/instancetypes/ac.html):
   P4d 8x A100 40 GB, P4de 8x A100 80 GB, P5 8x H100 80 GB (p5.4xlarge 1x), P5e/P5en 8x H200
   141 GB, P6-B200 8x B200 (1,440 GB in all: 180 GB per GPU), P6-B300 8x B300 (2.1 TB in all:
-  the ~268 GB per GPU the catalog reads as 288 GB nominal), G6e L40S 48 GB, G6 L4 24 GB, G5 A10G
+  ~268 GB per GPU, stored as 268: docs/catalog.md's VRAM rule), G6e L40S 48 GB, G6 L4 24 GB, G5 A10G
   24 GB, G4dn T4 16 GB, P3 V100 16 GB, P3dn V100 32 GB; GPUs per size as in that table.
   Added 2026-12 (issue 23): P6e-GB200 4x GB200 per p6e-gb200.36xlarge (740 GB in all: 185 GB per
   GPU; 18 instances make one 72-GPU UltraServer), G5g NVIDIA T4G 16 GB (1 GPU up to 8xlarge, 2 on

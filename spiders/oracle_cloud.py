@@ -18,7 +18,8 @@ What is an offer:
   Oracle's own spacing slips such as "OCI- Compute" and "Compute  - GPU" are tolerated); a name
   with no such part (the "GPU Standard - X7" shape generations) is kept whole. Labels the catalog
   cannot know ("H100T", "E3", "E4", the X7/V2 generations) are stored as unknown labels, not
-  guessed.
+  guessed: Oracle's own stored documents do not tie these parts to a GPU (docs/catalog.md,
+  "Oracle's part names").
 * Not offers (source fact ``skipped_gpu_items``): NVIDIA AI Enterprise software licences (a
   per-GPU fee on top of the GPU), and everything outside those categories: Cloud@Customer
   (on-premises) GPU rows, VMware per-node commits, Roving Edge per-day devices, CPU parts.

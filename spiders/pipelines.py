@@ -53,9 +53,11 @@ class NormalizeOfferPipeline:
                 self.stats.set_value("pricewatch/unknown_labels", labels + [item["gpu_label"]])
         else:
             item["gpu_model"] = match.model
-            # A reported size close to the model's (a 141 GB H200 printed as 143) is the model's.
-            near = vram_hint and abs(vram_hint - match.vram_gb) <= 0.12 * match.vram_gb
-            item["vram_gb"] = match.vram_gb if (not vram_hint or near) else vram_hint
+            # The VRAM rule (docs/catalog.md), one for every provider: the memory the provider
+            # prints (read as a nominal size: 81559 MiB is 80 GB, a 143 GB H200 is 141; Verda's and
+            # AWS's 268 GB B300 stays 268), else the catalog's value for the label's variant (an
+            # "H100 NVL" is 94 GB, a bare "B300" 288).
+            item["vram_gb"] = vram_hint or match.vram_gb
             if not item.get("form_factor"):
                 item["form_factor"] = match.form_factor
         item.setdefault("form_factor", "unknown")

@@ -43,10 +43,10 @@ def test_real_page_is_ok_with_exactly_five_prices(result):
     # SOURCE.md: "A100 80 GB $0.89; H100 80 GB $2.20; H200 141 GB $2.69; B200 180 GB $3.69; B300 270 GB
     # $4.89. Exactly these five, on-demand, 1-GPU basis." Row: <td ...>A100</td><td ...>80GB</td>
     # <td ...><b>$0.89</b> / GPU-hour</td>.
-    # The B300's printed "270GB" is its usable memory: the parser hands it on as printed, the
-    # pipeline stores the catalog's nominal 288 GB (within 12%, spiders/pipelines.py).
+    # The B300's printed "270GB" is its usable memory: stored as printed (the VRAM rule,
+    # docs/catalog.md: the memory the provider prints, else the catalog's).
     assert {o["gpu_label"]: (o["price_per_gpu_hour"], o["vram_gb"]) for o in result.items} == {
-        "A100": (0.89, 80), "H100": (2.20, 80), "H200": (2.69, 141), "B200": (3.69, 180), "B300": (4.89, 288)}
+        "A100": (0.89, 80), "H100": (2.20, 80), "H200": (2.69, 141), "B200": (3.69, 180), "B300": (4.89, 270)}
     assert [o["vram_gb"] for o in parse_pricing(BODY, URL).offers if o["gpu_label"] == "B300"] == [270]
     assert all((o["billing"], o["gpu_count"], o["currency"], o["price_unit"], o["self_service"], o["is_priced"])
                == ("on-demand", 1, "USD", "gpu_hour", True, True) for o in result.items)

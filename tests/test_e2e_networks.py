@@ -53,7 +53,7 @@ def test_real_page_is_ok_with_10_usd_and_10_inr_offers(result):
 
 def test_usd_table_prices_per_gpu_hour(result):
     # SOURCE.md: "NVIDIA B200 (192 GB) $6.99/h ... NVIDIA L4 (24 GB) $0.57; NVIDIA H100 $3.77".
-    b200 = one(result.items, "NVIDIA B200", 180, "USD")   # printed 192 GB: the B200's nominal 180 is stored
+    b200 = one(result.items, "NVIDIA B200", 192, "USD")   # printed 192 GB: stored as printed (docs/catalog.md)
     assert (b200["price_per_gpu_hour"], b200["gpu_model"]) == (6.99, "B200") and "192GB" in b200["offer_key"]
     assert one(result.items, "NVIDIA L4", 24, "USD")["price_per_hour"] == 0.57
     assert one(result.items, "NVIDIA H100", 80, "USD")["price_per_hour"] == 3.77
@@ -69,11 +69,11 @@ def test_the_two_a100_rows_are_told_apart_by_vram(result):
 
 def test_inr_catalog_keeps_its_currency(result):
     # SOURCE.md: 'JSON-LD: "NVIDIA B200 GPU Cloud Instance" INR 671/h, url https://www.e2enetworks.com/gpus/nvidia-b200'.
-    b200 = one(result.items, "NVIDIA B200", 180, "INR")
+    b200 = one(result.items, "NVIDIA B200", 192, "INR")
     assert (b200["price_per_hour"], b200["currency"], b200["sku"], b200["gpu_model"]) == (671, "INR", "nvidia-b200", "B200")
     # "url":"https://www.e2enetworks.com/gpus/nvidia-a100-40gb" ... "price":179 ... "40 GB VRAM, 16 vCPUs, 115 GB RAM"
     assert one(result.items, "NVIDIA A100", 40, "INR")["price_per_hour"] == 179
-    usd = one(result.items, "NVIDIA B200", 180, "USD")
+    usd = one(result.items, "NVIDIA B200", 192, "USD")
     assert usd["offer_key"] != b200["offer_key"]          # never one offer with two prices
 
 

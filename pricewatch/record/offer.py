@@ -20,7 +20,7 @@ BILLINGS = ("on-demand", "spot", "reserved", "marketplace")
 
 # Nominal memory sizes of GPUs sold today (GB per GPU). A figure within 3% of one is that size
 # (81559 MiB is 79.6 GB: an 80 GB H100); anything else is kept as the source printed it (a B300
-# printed as 268 GB stays 268 in the key; the catalog then stores the model's nominal size).
+# printed as 268 GB stays 268, in the key and in the stored vram_gb: docs/catalog.md's VRAM rule).
 NOMINAL_VRAM_GB = (4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 40, 45, 48, 64, 80, 94, 96, 128, 141, 180, 186,
                    192, 256, 279, 288)
 
