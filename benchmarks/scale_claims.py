@@ -38,10 +38,11 @@ def _timed(fn, repeat: int) -> dict:
     return {"ms": statistics.median(walls), "cpu_ms": statistics.median(cpus), "runs": walls}
 
 
-def bench_claims(con, past_run: str, last_run: str, repeat: int = 5) -> dict:
-    """Median wall (and CPU) ms of: evaluate_claims as of past_run (a run not yet evaluated; its
-    rows deleted after each repeat), the Snapshot it reads, derive_alerts for last_run (rolled
-    back) and SELECT * FROM latest_claim_status. Warm: one untimed call of each first."""
+def claim_steps(con, past_run: str, last_run: str) -> dict:
+    """What bench_claims times, each a function of no argument that leaves the warehouse as it
+    found it: evaluate_claims as of past_run (a run not yet evaluated; its rows deleted after
+    each call), the Snapshot it reads, derive_alerts for last_run (rolled back) and SELECT * FROM
+    latest_claim_status (benchmarks/scale_views.py times them beside the views)."""
     from pricewatch.alerts.derive import derive_alerts
     from pricewatch.claims import rules as R
     from pricewatch.claims.evaluate import evaluate_claims
@@ -79,11 +80,18 @@ def bench_claims(con, past_run: str, last_run: str, repeat: int = 5) -> dict:
 
     assert not con.execute("SELECT count(*) FROM claim_evaluations WHERE run_id = ?", [past_run]).fetchone()[0], \
         f"{past_run} is already evaluated: pick a past run the history has not evaluated"
+    return {"evaluate_claims (past run)": evaluate, "Snapshot (past run)": snapshot,
+            "derive_alerts (latest run)": alerts, "latest_claim_status": status}
+
+
+def bench_claims(con, past_run: str, last_run: str, repeat: int = 5) -> dict:
+    """Median wall (and CPU) ms of each of claim_steps. Warm: one untimed call of each first."""
+    from pricewatch.claims import rules as R
+    steps = claim_steps(con, past_run, last_run)
     out = {"offers": con.execute("SELECT count(*) FROM offers").fetchone()[0],
            "claim_evaluations": con.execute("SELECT count(*) FROM claim_evaluations").fetchone()[0],
-           "claims": len(rules.claims), "times": {}}
-    for name, fn in (("evaluate_claims (past run)", evaluate), ("Snapshot (past run)", snapshot),
-                     ("derive_alerts (latest run)", alerts), ("latest_claim_status", status)):
+           "claims": len(R.cached_rules().claims), "times": {}}
+    for name, fn in steps.items():
         first = _timed(fn, 1)["ms"]          # the first call of the process: cold caches
         out["times"][name] = {**_timed(fn, repeat), "first_ms": first}
     return out
