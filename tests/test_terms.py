@@ -67,10 +67,13 @@ STORED = {
     "paperspace": ("https://www.paperspace.com/terms-of-service", "Updated 9/19/2023"),
     "sesterce": ("https://www.sesterce.com/terms-and-conditions", "undated"),
     "ovhcloud": ("https://us.ovhcloud.com/legal/service-specific-terms/", "effective 2026-04-01"),
+    # TensorDock Terms of Service: "Last updated: September 24, 2024".
+    "tensordock": ("https://docs.tensordock.com/legal-information/terms-of-service-tos",
+                   "Last updated: September 24, 2024"),
 }
 # No stored copy of the source's own terms was found: the terms say what was searched.
 NOT_FOUND = {"cloudrift", "compute_pulse", "gcp", "gmi_cloud", "gpu_ai", "jarvislabs", "lium", "massed_compute",
-             "oracle_cloud", "spheron", "tensorpool", "thunder_compute", "together", "vultr", "latitude"}
+             "oracle_cloud", "spheron", "tensorpool", "thunder_compute", "together", "vultr", "latitude", "replicate"}
 # The sources whose stored terms restrict automated collection of the website (read above): Vast.ai
 # ("its terms restrict automated scraping of the website") and Microsoft ("generally disallowed").
 FORBID = {"vastai", "azure"}
