@@ -6,8 +6,9 @@ Two kinds, both small (a few dozen per report, ~0.1 s each):
 * an offer a claim names (cited, cheapest or own price): its price spells from
   offer_price_history as a step line, one point per spell start, broken where the offer was
   absent, with the published value of every price claim that used it as a dashed reference line;
-* the cheapest offer per GPU per day (cheapest_offer_daily), one line per billing, and for a
-  "cheapest" claim its own GPU, count and billing with the published value as reference.
+* the cheapest offer per comparable class per day (cheapest_offer_daily), one line per billing
+  (an H100 SXM chart and an H100 NVL chart, never one line mixing them: issue 23 item 3), and for
+  a "cheapest" claim its own class, count and billing with the published value as reference.
 
 Charts carry no scraped text: a chart's title (provider and offer key) and unit are printed by the
 HTML template (escaped) above it; the SVG holds only axes, numbers, dates and billing names, which
@@ -193,31 +194,46 @@ def _others(uses: list[dict], refs: dict[float, Reference]) -> str:
     return f"also an input of {shown}"
 
 
-# ---- cheapest offer per GPU --------------------------------------------------------------------
+# ---- cheapest offer per comparable class --------------------------------------------------------
 
-def cheapest_per_gpu(model: str, rows: list[dict]) -> Chart:
-    """The cheapest USD per GPU-hour of ``model`` per day and billing (over every GPU count)."""
-    best: dict[tuple, float] = {}
+def class_of(row: dict) -> str:
+    """A cheapest_offer_daily row's comparable class (its comparable_class column, the macro
+    comparable_class of warehouse/macros/comparable_class.sql; while the mart groups by model
+    only, the model)."""
+    return row.get("comparable_class") or row["gpu_model"]
+
+
+def cheapest_per_class(model: str, rows: list[dict]) -> list[Chart]:
+    """One chart per comparable class of ``model``: its cheapest USD per GPU-hour per day and
+    billing (over every GPU count)."""
+    best: dict[str, dict[tuple, float]] = {}
     for r in rows:
         if r["gpu_model"] == model and r["min_price_per_gpu_hour"] is not None:
             key, price = (r["day"], r["billing"]), float(r["min_price_per_gpu_hour"])
-            best[key] = min(price, best.get(key, price))
-    points = [{"t": _iso(day), "price": price, "billing": billing} for (day, billing), price in sorted(best.items())]
-    return Chart(f"{model}: cheapest per GPU-hour", "per GPU-hour", render("billing", points=points), [],
-                 "the cheapest comparable offer each day (self-service, USD, no aggregator), any GPU count")
+            by_day = best.setdefault(class_of(r), {})
+            by_day[key] = min(price, by_day.get(key, price))
+    charts = []
+    for cls, by_day in sorted(best.items()):
+        points = [{"t": _iso(day), "price": price, "billing": billing} for (day, billing), price in sorted(by_day.items())]
+        charts.append(Chart(f"{cls}: cheapest per GPU-hour", "per GPU-hour", render("billing", points=points), [],
+                            "the cheapest comparable offer of this class each day (self-service, USD, no "
+                            "aggregator), any GPU count"))
+    return charts
 
 
-def cheapest_for_claim(claim: R.Claim, rows: list[dict], published_value, published_text: str) -> Chart:
-    """A "cheapest" claim's own market (its GPU, count and billing) per day, its published
-    value as reference."""
+def cheapest_for_claim(claim: R.Claim, rows: list[dict], published_value, published_text: str,
+                       cls: str | None = None) -> Chart:
+    """A "cheapest" claim's own market (its comparable class ``cls``: the one the claim compares,
+    pricewatch/claims/classes.py; count and billing) per day, its published value as reference."""
     c = claim.compute
+    cls = cls or c.class_ or c.gpu
     col = "min_price_per_hour" if c.price == "per_hour" else "min_price_per_gpu_hour"
     unit = "per hour" if c.price == "per_hour" else "per GPU-hour"
     points = [{"t": _iso(r["day"]), "price": float(r[col]), "segment": 1, "start": True} for r in rows
-              if r["gpu_model"] == c.gpu and r["gpu_count"] == c.count and r["billing"] == c.billing
-              and r[col] is not None]
+              if r["gpu_model"] == c.gpu and class_of(r) == cls and r["gpu_count"] == c.count
+              and r["billing"] == c.billing and r[col] is not None]
     refs = [Reference(float(published_value), [claim.id], published_text)] if published_value is not None else []
-    return Chart(f"Cheapest {c.count}x {c.gpu} {c.billing} ({claim.id})", unit,
+    return Chart(f"Cheapest {c.count}x {cls} {c.billing} ({claim.id})", unit,
                  render("step", points=points, refs=[{"published": r.value} for r in refs]), refs,
                  "market cheapest per day (cheapest_offer_daily); the claim's own exclusions may differ")
 

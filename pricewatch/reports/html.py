@@ -119,9 +119,15 @@ def _charts(con, rules: R.RuleSet, evaluations: list[dict]) -> dict:
     models = list(dict.fromkeys([g.model for p in rules.pages.values() for g in p.gpus.values()]
                                 + [c.compute.gpu for c in cheapest_claims]))
     daily = query(con, "report_cheapest_daily", [models])
-    claim_charts = [C.cheapest_for_claim(c, daily, *published.get(c.id, (None, ""))) for c in cheapest_claims]
-    gpu_charts = [C.cheapest_per_gpu(m, daily) for m in dict.fromkeys(g.model for p in rules.pages.values()
-                                                                      for g in p.gpus.values())]
+    # a cheapest claim's chart shows the class it compares: the one it names, else its cited offer's
+    classes = {(r["provider"], r["offer_key"]): r["comparable_class"] for r in query(con, "report_offer_classes")}
+    claim_charts = [C.cheapest_for_claim(c, daily, *published.get(c.id, (None, "")),
+                                         cls=c.compute.class_ or (classes.get((c.compute.cites.provider,
+                                                                               c.compute.cites.offer))
+                                                                  if c.compute.cites else None))
+                    for c in cheapest_claims]
+    gpu_charts = [chart for m in dict.fromkeys(g.model for p in rules.pages.values() for g in p.gpus.values())
+                  for chart in C.cheapest_per_class(m, daily)]
     return {"offers": offer_charts, "offers_left_out": left_out, "cheapest_claims": claim_charts,
             "gpus": gpu_charts}
 
