@@ -113,7 +113,7 @@ EDITED_AFTER_THE_MIGRATIONS = {("gpu_aliases", "alias_key"), ("gpu_catalog", Non
 # (and latest_provider_runs' pr.* lists the new column); their docs say so.
 # Issue 23 item 3: each offer's comparable class (migration 062, the macro comparable_class):
 # latest_offers carries it, cheapest_offer ranks within it, offer_price_history shows it.
-EDITED_VIEWS: set[str] = {"latest_provider_runs", "latest_offers", "cheapest_offer", "offer_price_history"}
+EDITED_VIEWS: set[str] = {"latest_provider_runs", "latest_offers", "cheapest_offer", "offer_price_history", "offers_in_force_daily"}
 EDITED_MACROS: set[str] = {"source_freshness_at", "comparable_class"}
 
 
