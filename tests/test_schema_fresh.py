@@ -114,7 +114,7 @@ EDITED_AFTER_THE_MIGRATIONS = {("gpu_aliases", "alias_key"), ("gpu_catalog", Non
 # Issue 23 item 3: each offer's comparable class (migration 062, the macro comparable_class):
 # latest_offers carries it, cheapest_offer ranks within it, offer_price_history shows it.
 EDITED_VIEWS: set[str] = {"latest_provider_runs", "latest_offers", "cheapest_offer", "offer_price_history", "offers_in_force_daily"}
-EDITED_MACROS: set[str] = {"source_freshness_at", "comparable_class"}
+EDITED_MACROS: set[str] = {"cheapest_offer_daily_after", "comparable_class", "daily_marts_in_force", "provider_price_index_after", "source_freshness_at"}
 
 
 def test_a_new_warehouse_built_from_the_current_state_is_the_replay_of_every_migration(fresh):
