@@ -240,9 +240,9 @@ def _preflight(con, run: dict, provider_runs: pd.DataFrame | None) -> dict:
     earliest = earliest.tz_localize("UTC") if earliest.tzinfo is None else earliest
     if provider_runs is not None and len(provider_runs):
         earliest = min(earliest, pd.to_datetime(provider_runs["observed_at"], utc=True).min())
-    stored, newest, synced = con.execute(query_sql("load_preflight"),
-                                         [run["run_id"], earliest.to_pydatetime()]).fetchall()[0]
-    return {"stored": stored, "newest": newest, "synced": dict(synced)}
+    stored, newest, synced, latest_day = con.execute(query_sql("load_preflight"),
+                                                     [run["run_id"], earliest.to_pydatetime()]).fetchall()[0]
+    return {"stored": stored, "newest": newest, "synced": dict(synced), "latest_day": latest_day}
 
 
 def _store_run(con, gate, run: dict, provider_runs: pd.DataFrame, offers: pd.DataFrame, facts, preflight: dict) -> bool:
@@ -251,6 +251,9 @@ def _store_run(con, gate, run: dict, provider_runs: pd.DataFrame, offers: pd.Dat
     _refuse_duplicates(offers)
     if len(offers) and "held_reason" not in offers.columns:
         offers = screen_offers(con, gate, offers, run["observed_at"], preflight["newest"])
+    day = pd.Timestamp(run["snapshot_date"]).date()
+    if preflight["newest"] and preflight["latest_day"] is not None and day > preflight["latest_day"]:
+        marts.store_latest_day(con, day)   # the first run of a new day: the latest one is complete
     insert_rows(con, "runs", [run], RUN_COLUMNS)
     insert_frame(con, "provider_runs", provider_runs, PROVIDER_RUN_COLUMNS)
     _stage_offers(con, offers)

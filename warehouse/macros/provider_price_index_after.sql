@@ -1,8 +1,8 @@
 -- The macro provider_price_index_after, as it is now (its docs: provider_price_index_after.yaml). Changing it is an edit of this file:
 -- migrate applies it again when its text changes (warehouse/repeatables.py, docs/schema.md).
-CREATE OR REPLACE MACRO provider_price_index_after(since_day) AS TABLE
+CREATE OR REPLACE MACRO provider_price_index_after(since_day, open_spells := false) AS TABLE
 WITH base AS (
-    SELECT day, gpu_model, billing, provider, price_per_gpu_hour FROM offers_in_force_after(since_day)
+    SELECT day, gpu_model, billing, provider, price_per_gpu_hour FROM daily_marts_in_force(since_day, open_spells := open_spells)
 ),
 per_provider AS (
     SELECT day, gpu_model, billing, provider,
