@@ -218,10 +218,10 @@ def nebius_prices() -> Iterator[Label]:
         yield name, None
 
 
-# Oracle rows whose GPU metric is not a public GPU rental: software licences, shape-generation
-# names ("Compute - GPU Standard - X7") and
-# Cloud@Customer rows are on-premises look-alikes (SOURCE.md).
-_OCI_SKIP = re.compile(r"NVIDIA AI Enterprise|GPU Standard - |Cloud@Customer")
+# Oracle rows whose GPU metric is not a public GPU rental: software licences and Cloud@Customer
+# rows (on-premises look-alikes, SOURCE.md). The shape-generation names ("Compute - GPU Standard -
+# V2") are rentals Oracle prices per GPU-hour: read, and left unknown below.
+_OCI_SKIP = re.compile(r"NVIDIA AI Enterprise|Cloud@Customer")
 
 
 def oracle_products() -> Iterator[Label]:
@@ -376,9 +376,14 @@ DELIBERATELY_UNKNOWN = {
     "rtx 6000": "DigitalOcean 'NVIDIA RTX 6000': Quadro RTX 6000 (24 GB) or RTX 6000 Ada (48 GB); the page gives no memory",
     "rtx5000": "Paperspace 'RTX5000' ('NVIDIA RTX5000 GPU', no memory printed): Quadro RTX 5000 (16 GB) or "
                "RTX 5000 Ada (32 GB); news until the page prints which",
+    # Oracle's part names (docs/catalog.md "Oracle's part names"): its own stored documents, searched
+    # 2026-12-02, do not tie these parts to a GPU; news, never guessed (tests/test_oracle_cloud.py).
     "h100t": "Oracle 'OCI - Compute - GPU - H100T': a distinct H100 variant Oracle does not explain",
     "e3": "Oracle 'Compute - GPU - E3': a shape generation, not a GPU name",
     "e4": "Oracle 'OCI - Compute - GPU - E4': a shape generation, not a GPU name",
+    label_key("Compute - Bare Metal GPU Standard - X7"): "Oracle: an X7 (Intel host) GPU shape generation, no GPU named",
+    label_key("Compute - Virtual Machine GPU Standard - X7"): "Oracle: the VM of that X7 generation, no GPU named",
+    label_key("Compute - GPU Standard - V2"): "Oracle: a GPU shape generation 'V2', no GPU named",
 }
 
 
