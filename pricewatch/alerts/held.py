@@ -26,7 +26,7 @@ from pricewatch.alerts.model import Alert, _Run
 from pricewatch.alerts.observe import _observations
 from pricewatch.alerts.prices import _citing_claims
 from pricewatch.alerts.render import _L, UTC_FMT, S, _claim_lines, _evidence, _money
-from pricewatch.alerts.store import _rows
+from pricewatch.alerts.store import _rows, sql
 from pricewatch.claims.decisions import decision_in_force
 
 #: How many of a provider's earlier successful runs are read to count a held streak.
@@ -65,12 +65,7 @@ def _held_now(con, run: _Run) -> list[dict]:
 def _streak(con, run: _Run, h: dict) -> list[str]:
     """The runs (oldest first, ending with this one) of the provider's successful runs in a row
     that held this offer at the same price."""
-    rows = _rows(con, f"""
-        SELECT pr.run_id, o.held_reason IS NOT NULL AS held, o.price_per_hour, o.is_priced
-        FROM provider_runs pr JOIN run_sequence s USING (run_id)
-        LEFT JOIN offers o ON o.run_id = pr.run_id AND o.provider = pr.provider AND o.offer_key = ?
-        WHERE pr.provider = ? AND pr.trusted AND s.seq < ?
-        ORDER BY s.seq DESC LIMIT {STREAK_RUNS}""", [h["offer_key"], h["provider"], run.seq])
+    rows = _rows(con, sql("held_streak"), [h["offer_key"], h["provider"], run.seq, STREAK_RUNS])
     streak = [run.run_id]
     for r in rows:
         if not r["held"] or r["price_per_hour"] != h["price_per_hour"]:
