@@ -113,3 +113,39 @@ def test_the_report_charts_one_cheapest_line_set_per_class():
             for cls, price in (("H100 SXM", 3.14), ("H100 NVL", 2.92))]
     charts = C.cheapest_per_class("H100", rows)
     assert [c.title for c in charts] == ["H100 NVL: cheapest per GPU-hour", "H100 SXM: cheapest per GPU-hour"]
+
+
+def test_a_pages_own_price_compares_the_class_its_gpus_entry_names(scenario, tmp_path):
+    # A copy of page 1's rules whose own price list is Massed Compute's real page (2026-08-22), which
+    # lists H100s of three classes: "H100 (80GB)" x1 "$$2.73" (form factor not stated), "H100 NVL
+    # (94GB) NVLink" x8 "$$23.36" (2.92 per GPU), "H100 SXM5 (80GB)" x8 "$$25.12" (3.14 per GPU).
+    root = _copy_rules(tmp_path)
+    page_file = root / "gpuwithcrypto-llama-70b-finetuning" / "page.yaml"
+    page = yaml.safe_load(page_file.read_text(encoding="utf-8"))
+    page["page"]["own_prices"] = "massed_compute"
+    page["gpus"]["H100 SXM"] = {"model": "H100", "vram_gb": 80, "class": "H100 SXM"}
+    page["gpus"]["H100 NVL"] = {"model": "H100", "vram_gb": 94, "class": "H100 NVL"}
+    page_file.write_text(yaml.safe_dump(page, allow_unicode=True), encoding="utf-8")
+    (root / "gpuwithcrypto-llama-70b-finetuning" / "own-classes.yaml").write_text(yaml.safe_dump({"claims": [
+        {"id": f"g-own.{name}", "says": {"ja": name, "en": name}, "published": value, "unit": "usd",
+         "compute": {"kind": "own_price", "gpu": gpu}}
+        for name, gpu, value in (("sxm", "H100 SXM", 3.14), ("nvl", "H100 NVL", 2.92), ("none", "H100", 2.73))]}),
+        encoding="utf-8")
+    rules = load_rules(root)
+    scenario["con"].execute("CHECKPOINT")
+    shutil.copy(scenario["base"] / "w.duckdb", tmp_path / "copy.duckdb")
+    con = db.connect(tmp_path / "copy.duckdb")
+    try:
+        evaluate_claims(con, scenario["runs"]["R1"], rules, trigger="rules")
+        got = {c: (s, v, r) for c, s, v, r in con.execute(
+            """SELECT claim_id, status, current_value::DOUBLE, reason FROM claim_evaluations
+               WHERE run_id = ? AND claim_id LIKE 'g-own.%'""", [scenario["runs"]["R1"]]).fetchall()}
+    finally:
+        con.close()
+    assert got["g-own.sxm"][:2] == ("holds", 3.14)
+    assert got["g-own.nvl"][:2] == ("holds", 2.92)
+    # Not the $2.73 of the row that does not say its form factor, merged with the others.
+    status, value, reason = got["g-own.none"]
+    assert (status, value) == ("unverifiable", None)
+    assert "massed_compute lists H100 (H100) as offers of 3 comparable classes (H100 (form factor not stated), " \
+           "H100 NVL, H100 SXM)" in reason
