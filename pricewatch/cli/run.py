@@ -35,6 +35,21 @@ def _quiet_prefect() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
+def _no_flow_heartbeats():
+    """The CLI's flow runs send no heartbeat (unless PREFECT_FLOWS_HEARTBEAT_FREQUENCY is set):
+    Prefect's heartbeat thread sleeps in 1 s steps and each flow run waits for it to wake at its
+    end, ~1 s a flow run (0.2 s instead of 1.1 s for an empty flow; a replay of captures/ is 13
+    runs). Heartbeats only serve the automation that marks a silent crawl run Crashed, which
+    matches the crawl deployments (tag `crawl`, pricewatch/server/prefect_processes.py), never a
+    CLI run: the run's own signal handling ends it (pricewatch/server/run_guard.py)."""
+    from contextlib import nullcontext
+
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+    if os.environ.get("PREFECT_FLOWS_HEARTBEAT_FREQUENCY"):
+        return nullcontext()
+    return temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
+
+
 def register(app: typer.Typer) -> None:
     app.command()(run)
 
@@ -124,6 +139,7 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
             # (a killed run leaves nothing listening); SIGTERM/SIGINT stop the crawls and the server.
             stack.enter_context(run_guard.run_services(echo=echo, server=early.pop() if early else None, guard=guard))
             stack.enter_context(run_view.show_progress(out))
+            stack.enter_context(_no_flow_heartbeats())
             for i, (batch, _) in enumerate(batches):
                 if batch is not None and len(batches) > 1:
                     out.print(esc(f"{batch}:"), soft_wrap=True, highlight=False)

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pricewatch.server import home_template
 from pricewatch.server.prefect_processes import (
     free_port,
     prefect_cmd,
@@ -63,6 +64,7 @@ class RunHome:
     lock_fd: int
     reused: bool          # its database already existed (a restart: ~7 s instead of ~14 s)
     throwaway: bool       # removed when the run ends
+    seeded: bool = False  # its new database is a copy of the migrated template (home_template.py)
 
     def release(self) -> None:
         try:
@@ -133,6 +135,8 @@ def start_run_server() -> RunServer:
     listening. Returns once it is starting; ``wait_run_server`` waits until it answers."""
     home = claim_home()
     try:
+        if not home.reused and _own_dir(_throwaway_root()):
+            home.seeded = home_template.seed_home(home.path, _throwaway_root())
         port = free_port()
         api_url = f"http://127.0.0.1:{port}/api"
         log = home.path / "server.log"
@@ -152,6 +156,8 @@ def wait_run_server(server: RunServer, timeout_s: float = 120) -> RunServer:
         tail = _tail(server.log)
         raise RuntimeError(f"{exc} (PREFECT_HOME={server.home.path}){': ' + tail if tail else ''}") from None
     server.healthy_after_s = time.monotonic() - server.started_at
+    if not (server.home.reused or server.home.seeded) and _own_dir(_throwaway_root()):
+        home_template.keep_template(server.home.path, _throwaway_root())   # it migrated a new one
     return server
 
 
