@@ -42,11 +42,12 @@ def replayed(tmp_path_factory, crawl):
     path = base / "pricewatch.duckdb"
     con = db.connect(path)
     migrate.migrate(con)
-    # The shipped captures are real recordings of 2026-08-22 to 2026-10-31: replayed in order, the
-    # last snapshot finds most sources older than the default 48 h staleness limit, and claims
-    # resting on them are unverifiable (test_stale_sources_make_their_claims_unverifiable). These
-    # tests check the recomputed values, so the limit is 100 days here.
-    con.execute("UPDATE mart_settings SET stale_after_hours = 2400")
+    # The shipped captures span 2026-08-22 (most real recordings) to 2026-12-02 (stored copies of
+    # Koyeb's and Replicate's pages read that day): replayed in order, the last snapshot finds most
+    # sources older than the default 48 h staleness limit, and claims resting on them are
+    # unverifiable (test_stale_sources_make_their_claims_unverifiable). These tests check the
+    # recomputed values, so the limit is 125 days here (2026-08-22 to 2026-12-02 is 102 days).
+    con.execute("UPDATE mart_settings SET stale_after_hours = 3000")
     runs = {}
     try:
         for batch in replays.replay_batches(CAPTURES):
@@ -450,7 +451,6 @@ def test_editing_a_rules_count_and_hours_relabels_every_cell_that_depends_on_the
     shutil.copy(replayed["db"], copy)
     con = db.connect(copy)
     try:
-        con.execute("UPDATE mart_settings SET stale_after_hours = 2400")
         done = reevaluate_latest(con, edited, force=True)
         cur = con.execute("SELECT * FROM claim_evaluations WHERE run_id = ? AND rules_version = ?",
                           [done["run_id"], edited.version])
@@ -482,3 +482,31 @@ def test_each_relation_the_page_states_is_asserted_and_holds(final):
                 "g-rule.full-8bit-bytes.sum", "g-run-costs.blocks", "a-rule.qlora-bytes.follows"):
         assert final[cid]["status"] == "holds" and final[cid]["current_value"] == 1, (cid, final[cid]["reason"])
     assert "10, 24, 168 are all among g-blocks (10, 24, 168, 720)" in final["g-run-costs.blocks"]["note"]
+
+
+def test_re_running_the_latest_night_after_a_rules_edit_re_evaluates_that_night(replayed, tmp_path):
+    """Issue 21 item 5: a night run again after a rules/ edit (its run id is the same: replays are
+    deterministic) evaluates its own snapshot under the new rules and tells the change there;
+    the night before it is never evaluated again."""
+    import shutil
+
+    rules_dir = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules_dir)
+    prices = rules_dir / "gpuwithcrypto-llama-70b-finetuning" / "prices.yaml"
+    text = prices.read_text(encoding="utf-8")
+    assert text.count("    published: 6.14\n") == 1          # 2× H200: $6.14 per hour
+    prices.write_text(text.replace("    published: 6.14\n", "    published: 6.15\n"), encoding="utf-8")
+    edited = load_rules(rules_dir)
+    latest, before = [replayed["runs"][d]["run_id"] for d in sorted(replayed["runs"])[-1:-3:-1]]
+    copy = tmp_path / "rerun.duckdb"
+    shutil.copy(replayed["db"], copy)
+    con = db.connect(copy)
+    try:
+        done = evaluate_claims(con, latest, rules=edited)
+        assert done["rule_changes"]["run_id"] == latest
+        assert [c["claim_id"] for c in done["rule_changes"]["changed"]] == ["g-cfg-prices.h200-x2"]
+        by_run = dict(con.execute("SELECT run_id, count(*) FROM claim_evaluations WHERE rules_version = ? GROUP BY 1",
+                                  [edited.version]).fetchall())
+        assert by_run == {latest: len(edited.claims)} and before not in by_run
+    finally:
+        con.close()

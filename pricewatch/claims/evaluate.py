@@ -42,7 +42,9 @@ def evaluate_claims(con: duckdb.DuckDBPyConnection, run_id: str, rules: R.RuleSe
 
     ensure_migrated(con)
     rules = rules or R.cached_rules()
-    rule_changes = reevaluate_latest(con, rules, other_than=run_id) if trigger == "run" else None
+    # The latest evaluated snapshot, this run's own included: re-running the latest night after a
+    # rules edit evaluates that night again (told as a rule change), never the one before it.
+    rule_changes = reevaluate_latest(con, rules) if trigger == "run" else None
     evaluated, fresh = _evaluate(con, run_id, rules, trigger)
     # A run evaluated for the first time: its rows just stored are its latest evaluations.
     summary = _summary(run_id, [(r["claim_id"], r["status"], r["reason"]) for r in fresh]) if fresh is not None \
