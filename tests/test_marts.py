@@ -244,6 +244,15 @@ def test_the_daily_marts_store_each_complete_day_at_load_and_compute_the_rest(wh
     assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 28)
     assert {d for (d,) in con.execute("SELECT DISTINCT day FROM cheapest_offer_daily_stored").fetchall()} == {
         date(2026, 10, 27), date(2026, 10, 28)}
+    # the marts less their reading ages (measured at the day's end, which a late run moves)
+    ageless = {"cheapest_offer_daily": "SELECT * EXCLUDE (min_reading_age_days) FROM cheapest_offer_daily ORDER BY ALL",
+               "provider_price_index": "SELECT * EXCLUDE (reading_age_days) FROM provider_price_index ORDER BY ALL"}
+    read_ageless = {v: con.execute(ageless[v]).fetchall() for v in marts}
+    ages = ("SELECT reading_age_days, provider FROM provider_price_index "
+            "ORDER BY day, provider, gpu_model, comparable_class, billing")
+    read_ages = con.execute(ages).fetchall()
+    age_days = [d for (d,) in con.execute("SELECT day FROM provider_price_index "
+                                          "ORDER BY day, provider, gpu_model, comparable_class, billing").fetchall()]
     con.execute("BEGIN")
     try:
         con.execute(query_sql("refresh_daily_marts"))   # idempotent
@@ -253,11 +262,18 @@ def test_the_daily_marts_store_each_complete_day_at_load_and_compute_the_rest(wh
         con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at, status)
                        VALUES ('late', 'replay', TIMESTAMPTZ '2026-10-28 05:00:00+00', DATE '2026-10-28', now(), now(), 'failed')""")
         assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 27)
-        assert {v: con.execute(sql.format(v)).fetchall() for v in marts} == read
+        # the same prices; only the ages of 2026-10-28 move: they are measured at the day's end, now the late run's
+        assert {v: con.execute(ageless[v]).fetchall() for v in marts} == read_ageless
+        late_ages = con.execute(ages).fetchall()
+        # 3 hours later (05:00 instead of 02:00): 0.125 days more, each age rounded to 2 places
+        assert [b for _, b in late_ages] == [b for _, b in read_ages]
+        assert all(abs(late - (early + (0.125 if day == date(2026, 10, 28) else 0))) <= 0.0051
+                   for (late, _), (early, _), day in zip(late_ages, read_ages, age_days))
         con.execute(query_sql("refresh_daily_marts"))
         assert con.execute("SELECT runs FROM daily_marts_days WHERE day = DATE '2026-10-28'").fetchone()[0] == 2
         assert con.execute("SELECT daily_marts_valid_through()").fetchone()[0] == date(2026, 10, 28)
-        assert {v: con.execute(sql.format(v)).fetchall() for v in marts} == read
+        assert {v: con.execute(ageless[v]).fetchall() for v in marts} == read_ageless
+        assert con.execute(ages).fetchall() == late_ages
         # a late run for 2026-10-29, a day without runs until now: that day appears (prices in force then)
         con.execute("""INSERT INTO runs (run_id, mode, observed_at, snapshot_date, started_at, finished_at, status)
                        VALUES ('late2', 'replay', TIMESTAMPTZ '2026-10-29 02:00:00+00', DATE '2026-10-29', now(), now(), 'failed')""")
