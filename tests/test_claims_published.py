@@ -315,6 +315,10 @@ def test_report_re_renders_both_pages_tables_with_current_prices(replayed, tmp_p
     assert "価格確認日：2026年10月29日" in page1  # page 1's prices were observed on 2026-10-29
     report = (tmp_path / "claims-report.md").read_text(encoding="utf-8")
     assert "Every claim holds." in report
+    # "as of" the last snapshot (2026-12-02 12:00: Koyeb's and Replicate's pages), and when the readings it
+    # uses were seen: Massed Compute's page of 2026-08-22 12:00 to Arrakis's of 2026-10-31 17:40.
+    assert ("The snapshot of 2026-12-02 12:00 UTC uses the latest reading of each source: the readings the claims "
+            "use were seen from 2026-08-22 12:00 to 2026-10-31 17:40 UTC.") in report
     assert "https://vm.massedcompute.com/pricing" in report and "https://arrakis.cloud/ja/gpus.html.md" in report
     assert "`g-cite-massed-b200x8`" in report and "captured 2026-10-29" in report
     # The whole pages, regenerated: every claim holds, so each is the published page, except the

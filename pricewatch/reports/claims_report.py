@@ -19,6 +19,7 @@ import duckdb
 from pricewatch.claims import pages
 from pricewatch.claims import rules as R
 from pricewatch.claims.formatting import PROSE_MAX, md, md_code, md_link, own_cell
+from pricewatch.reports.data import readings_seen
 
 UNVERIFIED = pages.UNVERIFIED   # after a sentence that could not be checked: the published values are kept
 
@@ -94,7 +95,12 @@ def write_report(con: duckdb.DuckDBPyConnection, out_dir: str | Path, rules: R.R
     counts = defaultdict(int)
     for r in evaluations:
         counts[r["status"]] += 1
-    lines = [f"# Published claims as of {snapshot:%Y-%m-%d %H:%M} UTC", "",
+    seen = readings_seen(evaluations)
+    lines = [f"# Published claims as of {snapshot:%Y-%m-%d %H:%M} UTC", ""]
+    if seen:
+        lines += [f"The snapshot of {snapshot:%Y-%m-%d %H:%M} UTC uses the latest reading of each source: the readings "
+                  f"the claims use were seen from {seen[0]:%Y-%m-%d %H:%M} to {seen[1]:%Y-%m-%d %H:%M} UTC.", ""]
+    lines += [
              f"Run {md_code(evaluations[0]['run_id'])} · " + " · ".join(f"{s}: {counts[s]}" for s in
                                                               ("holds", "drifted", "unverifiable")), ""]
     attention = [r for r in evaluations if r["status"] != "holds"]

@@ -3,6 +3,8 @@ it does not build SQL), each returned as a list of dicts."""
 
 from __future__ import annotations
 
+from datetime import timezone
+
 import duckdb
 
 from warehouse.sql_files import query_sql
@@ -22,3 +24,10 @@ def rows(con: duckdb.DuckDBPyConnection, name: str, params: list | None = None) 
 def one(con: duckdb.DuckDBPyConnection, name: str, params: list | None = None) -> dict | None:
     found = rows(con, name, params)
     return found[0] if found else None
+
+
+def readings_seen(evaluations: list[dict]) -> tuple | None:
+    """(first, last) time a reading the claims used was observed, UTC: a snapshot "as of 02:00"
+    may use readings its sources printed at 12:00 and 17:40 (each dated by its own capture)."""
+    seen = [i["observed_at"] for r in evaluations for i in r.get("inputs", []) if i["used"] and i["observed_at"]]
+    return (min(seen).astimezone(timezone.utc), max(seen).astimezone(timezone.utc)) if seen else None

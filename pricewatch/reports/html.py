@@ -31,7 +31,7 @@ from pricewatch.claims import pages
 from pricewatch.claims import rules as R
 from pricewatch.evidence.warc_common import archive_relpath
 from pricewatch.reports import charts as C
-from pricewatch.reports.data import one
+from pricewatch.reports.data import one, readings_seen
 from pricewatch.reports.data import rows as query
 
 STATUSES = ("holds", "drifted", "unverifiable")
@@ -160,7 +160,7 @@ def context(con: duckdb.DuckDBPyConnection, rules: R.RuleSet, evaluations: list[
         p["provider_name"] = rules.provider_name(p["provider"])
     return {
         "run": one(con, "report_run", [run_id]) or {"run_id": run_id},
-        "snapshot": utc(snapshot), "counts": [(s, counts.get(s, 0)) for s in STATUSES], "total": len(evaluations),
+        "snapshot": utc(snapshot), "readings_seen": [utc(t) for t in readings_seen(evaluations) or ()], "counts": [(s, counts.get(s, 0)) for s in STATUSES], "total": len(evaluations),
         "sources": query(con, "report_sources", [run_id, snapshot]),
         "claims": claims, "evidence_base_url": evidence_base_url,
         "charts": _charts(con, rules, evaluations),
