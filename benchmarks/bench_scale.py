@@ -1,28 +1,24 @@
-"""The warehouse at scale (issue 11): a synthetic history of N offer rows shaped like the real
-captures, every analyst view and mart, the claims and the alerts on it, each against a baseline
-measured in the same run.
+"""The warehouse at scale (issues 11 and 24): synthetic histories of N offer rows in each shape
+(benchmarks/scale_history.py: a run every 15 minutes of 50 sources, or one run a night of 30),
+every view, macro, the claims evaluation and the alert derivation on them, each against the plain
+copy of its table in the same process (benchmarks/scale_views.py), the nightly load
+(benchmarks/scale_load.py) and a backfill.
 
-    .venv/bin/python benchmarks/bench_scale.py [--sizes 1000000 10000000] [--repeat 3]
+    .venv/bin/python benchmarks/bench_scale.py [--sizes 1000000 10000000] [--shapes nightly 15min]
+        [--repeat 5] [--no-backfill] [--pk] [--template PICKLE] [--keep DIR]
 
-Each size is built in its own process (peak memory is that process's), in DuckDB SQL, not Python
-loops: the real offers of every shipped capture (one replay each) are the template of 30
-providers x ~300 offers (the real providers keep their real offers and keys, so the published
-claims cite real offers; synthetic providers fill the rest), observed every 15 minutes; each
-night ~3 % of prices move, ~1 % of offers are missing from a run, ~2 % vanish for good, ~3 % of
-provider runs fail or are suspect, ~0.1 % of readings are held by the gate. The spells are
-backfilled by the same set-based SQL migration 025 runs on an existing warehouse.
-
-Figures (medians of --repeat runs), each with its baseline in the same run:
-  * every view and mart, materialised in full (CREATE TEMP TABLE AS SELECT *); the history views
-    also against the window-function views they replaced (migration 015, as oracle_*), and one
-    offer's history both ways;
-  * latest_claim_status; all claims evaluated as of a past run (evaluate_claims on a run not yet
-    evaluated, rolled back after each repeat); derive_alerts for the latest run (rolled back);
-  * one nightly run loaded after the history (1,500 offers), vs the raw INSERT of its offers;
+Each shape and size is built in its own process (peak memory is that process's), in DuckDB SQL,
+from a template of the offers of every shipped capture (one replay crawl each: the slow part;
+--template reuses the pickle an earlier invocation printed). Figures (medians of --repeat
+interleaved rounds, wall and CPU ms, with the load average):
+  * every view and macro, the claims evaluation as of a past run, derive_alerts for the latest
+    run, each with its floor (scale_views.py);
+  * one nightly run loaded after the history vs the raw INSERT of its offers (scale_load.py);
   * a backfill (load_runs, one transaction) vs a raw INSERT of the same rows into the same table,
     and a row-by-row insert (executemany) of a sample;
-  * file size, with and without the offers primary key, and peak RSS.
-Prints Markdown tables (the README quotes them).
+  * the build's own steps, file size, peak RSS and, with --pk, what a PRIMARY KEY on offers costs.
+Prints one Markdown table per shape (docs/benchmarks.md quotes them); the raw figures go to
+$TMPDIR/bench_scale.json.
 """
 
 from __future__ import annotations
@@ -36,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
