@@ -1,6 +1,11 @@
-"""Cheap loads at scale (issue 11 must-show 3): one nightly run loaded into a big warehouse, where
-each millisecond goes, and a backfill against a raw INSERT of the same rows.
+"""Cheap loads at scale (issue 11 must-show 3, issue 24 item 3): one nightly run loaded into a big
+warehouse, where each millisecond goes, and a backfill against a raw INSERT of the same rows.
 
+    # a warehouse of one shape (benchmarks/scale_history.py: 15min or nightly) and size, kept
+    .venv/bin/python benchmarks/scale_load.py build nightly 10000000 /tmp/wh/nightly-10000000.duckdb
+    # the loads of the nightly shape (every load the first of a new day) or of the 15-minute one
+    .venv/bin/python benchmarks/scale_load.py nightly /tmp/wh/nightly-10000000.duckdb --repeat 9
+    .venv/bin/python benchmarks/scale_load.py nightly /tmp/wh/15min-10000000.duckdb --repeat 9 [--new-day]
     # one nightly run (1,500 offers) loaded N times into a copy of a prebuilt warehouse
     .venv/bin/python benchmarks/scale_load.py nightly /work/bench/scale-1000000.duckdb [--repeat 9]
     # the same, interleaved with the code of another checkout (the baseline), in the same run
@@ -30,10 +35,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
+
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_scale import nightly_frames  # noqa: E402 (this folder on the path first)
 
 
 def _connect(path):
@@ -85,7 +95,30 @@ class StatementTimer:
         return getattr(self.con, name)
 
 
-def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: bool = True) -> dict:
+def _moved(frames, at):
+    """A run's frames (bench_scale.py nightly_frames) observed at `at` instead."""
+    run, pr, offers = frames
+    run = run | {"observed_at": at, "snapshot_date": at.date(), "started_at": at, "finished_at": at}
+    return run, pr.assign(observed_at=at), offers.assign(observed_at=at)
+
+
+def full_night(con, n: int):
+    """Every provider of the history's latest run (real and synthetic) as one new run, the next step
+    on: what the load of a whole night reads and writes."""
+    run, pr, offers = nightly_frames(con, n, providers=1000)
+    real = con.execute("""SELECT * EXCLUDE (run_id, observed_at, held_reason, screen_note) FROM offers
+                          WHERE run_id = (SELECT max(run_id) FROM runs WHERE run_id LIKE 'bench-0%')
+                            AND provider NOT LIKE 'synthetic_%'""").df()
+    real = real.assign(run_id=run["run_id"], observed_at=run["observed_at"])[offers.columns]
+    offers = pd.concat([offers, real], ignore_index=True)
+    counts = offers.groupby("provider").size()
+    pr = pd.concat([pr, pr.iloc[[0] * (len(counts) - len(pr))]], ignore_index=True).assign(
+        provider=list(counts.index), item_count=list(counts.values), priced_count=list(counts.values))
+    return run, pr, offers
+
+
+def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: bool = True,
+                       settle_night: bool = True, new_day: bool = False) -> dict:
     """Loads `repeat` nightly runs (5 providers x 300 offers, after the history) one after another
     into the warehouse at `path` (it is changed: pass a copy), each timed, and a raw INSERT of
     each run's offers (BEGIN, INSERT, COMMIT) interleaved with them, and the same rows appended from a
@@ -93,17 +126,22 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     every statement timed. checkpoint: a CHECKPOINT (timed apart) after each load and after each
     raw insert, as a nightly run's own process does when it closes the warehouse; without it the
     loads pile up WAL and in-memory update versions until DuckDB's automatic checkpoint lands on
-    one of them. Returns milliseconds."""
+    one of them. settle_night: first one whole night (every provider of the history's latest run) through
+    the load, as a warehouse the product has loaded has had: the generator's set-based spell rebuild
+    leaves the open spells in every row group, where the loads move them to the end
+    (spells.py RELOCATE_ROW_GROUPS). new_day: each run is the first of a new snapshot day (the
+    load that stores the daily marts' completed day; at a nightly cadence every load is one).
+    Returns milliseconds, and the process's CPU milliseconds (time.process_time) of each load."""
     from pricewatch.collect import store
     from warehouse import (  # first: bench_scale puts this checkout on sys.path
         load,
         migrate,
     )
-    sys.path.insert(0, str(HERE))
-    from bench_scale import nightly_frames
     con = _connect(path)
     migrate.migrate(con)
     store.load_run(con, *nightly_frames(con, 999))       # warm: the first load of a process reads the catalog
+    if settle_night:
+        store.load_run(con, *full_night(con, 998))
     loads, raws, floors, checkpoints, cpu = [], [], [], [], []   # cpu: the process's CPU time (all threads), less
                                                       # sensitive than wall time to other jobs on the cores
 
@@ -112,9 +150,16 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
             t = time.perf_counter()
             con.execute("CHECKPOINT")
             checkpoints.append((time.perf_counter() - t) * 1000)
+    def next_run(con, i):
+        frames = nightly_frames(con, i)
+        if not new_day:
+            return frames
+        last = con.execute("SELECT max(observed_at) FROM runs").fetchone()[0]
+        return _moved(frames, pd.Timestamp(last.date() + timedelta(days=1), tz="UTC").to_pydatetime()
+                      + timedelta(minutes=5))
     settle()
     for i in range(repeat):
-        run, pr, offers = nightly_frames(con, i)
+        run, pr, offers = next_run(con, i)
         t, c = time.perf_counter(), time.process_time()
         store.load_run(con, run, pr, offers)
         loads.append((time.perf_counter() - t) * 1000)
@@ -139,13 +184,14 @@ def bench_nightly_load(path, repeat: int = 9, profile: bool = True, checkpoint: 
     out = {"offers": len(offers), "loads": len(loads), "checkpoint_between": checkpoint,
            "load_ms": statistics.median(loads), "load_mean_ms": statistics.fmean(loads),
            "load_all_ms": [round(x, 1) for x in loads], "load_cpu_ms": statistics.median(cpu),
+           "load_cpu_all_ms": [round(x, 1) for x in cpu], "settled": settle_night, "new_day": new_day,
            "raw_ms": statistics.median(raws),
            "floor_insert_ms": statistics.median(f[0] for f in floors),
            "floor_commit_ms": statistics.median(f[1] for f in floors),
            "checkpoint_ms": statistics.median(checkpoints) if checkpoints else None}
     if profile:
         timer = StatementTimer(con)
-        run, pr, offers = nightly_frames(con, repeat)
+        run, pr, offers = next_run(con, repeat)
         t = time.perf_counter()
         store.load_run(timer, run, pr, offers)
         total = (time.perf_counter() - t) * 1000
@@ -254,7 +300,8 @@ def bench_backfill(tmpl_path, n_runs: int = 200, repeat: int = 3) -> dict:
     return backfill(Path(tmpl_path), n_runs, repeat)
 
 
-def _one_process(tree: Path, master: Path, repeat: int, checkpoint: bool = True) -> dict:
+def _one_process(tree: Path, master: Path, repeat: int, checkpoint: bool = True, settle: bool = True,
+                 new_day: bool = False) -> dict:
     """bench_nightly_load in a fresh process running the code of `tree`, on a fresh copy."""
     work = Path(tempfile.mkdtemp(prefix="scale-load-"))
     copy = work / "copy.duckdb"
@@ -262,7 +309,7 @@ def _one_process(tree: Path, master: Path, repeat: int, checkpoint: bool = True)
     os.chmod(copy, 0o644)
     code = (f"import sys, json; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
             f"import scale_load; print(json.dumps(scale_load.bench_nightly_load({str(copy)!r}, {repeat}, "
-            f"checkpoint={checkpoint!r})))")
+            f"checkpoint={checkpoint!r}, settle_night={settle!r}, new_day={new_day!r})))")
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               cwd=str(tree), env={**os.environ, "PYTHONPATH": str(tree)})
@@ -273,15 +320,42 @@ def _one_process(tree: Path, master: Path, repeat: int, checkpoint: bool = True)
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def build_warehouse(shape: str, n_rows: int, out: Path, template: Path | None = None) -> dict:
+    """A warehouse of `shape` and about `n_rows` offer rows at `out`, generated as the scale
+    benchmarks generate theirs (benchmarks/scale_history.py build, then prepare without claims:
+    the spells, latest offers and stored marts), wall and CPU seconds."""
+    import scale_history
+    from warehouse import migrate
+    if template is None:
+        work = Path(tempfile.mkdtemp(prefix="scale-load-tmpl-"))
+        scale_history.template_offers(work).to_pickle(template := work / "template.pkl")
+    t, c = time.perf_counter(), time.process_time()
+    con = _connect(out)
+    migrate.migrate(con)
+    info = scale_history.build(con, pd.read_pickle(template), n_rows, shape=shape)
+    info |= scale_history.prepare(con, claims=False)
+    con.close()
+    return info | {"wall_s": round(time.perf_counter() - t, 1), "cpu_s": round(time.process_time() - c, 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="what", required=True)
+    bw = sub.add_parser("build", help="generate a warehouse of one shape and size")
+    bw.add_argument("shape", choices=["15min", "nightly"])
+    bw.add_argument("rows", type=int)
+    bw.add_argument("out", type=Path)
+    bw.add_argument("--template", type=Path, help="a template pickle of the shipped captures' offers (else built)")
     n = sub.add_parser("nightly")
     n.add_argument("warehouse", type=Path, help="a prebuilt warehouse (read only: each process loads into a copy)")
     n.add_argument("--repeat", type=int, default=9, help="loads per process")
     n.add_argument("--rounds", type=int, default=1, help="processes per checkout, interleaved")
     n.add_argument("--against", type=Path, help="another checkout (the baseline) measured in the same run")
     n.add_argument("--no-checkpoint", action="store_true", help="no CHECKPOINT between loads (the WAL piles up)")
+    n.add_argument("--new-day", action="store_true", help="each run the first of a new snapshot day (the load "
+                   "that stores the daily marts' completed day; every load of a nightly history is one)")
+    n.add_argument("--no-settle", action="store_true", help="no whole night loaded first (the open spells stay "
+                   "where the generator's rebuild put them)")
     pp = sub.add_parser("process", help="open, load one nightly run, close: what a run's process pays")
     pp.add_argument("warehouse", type=Path)
     pp.add_argument("--repeat", type=int, default=9)
@@ -293,6 +367,9 @@ def main() -> None:
     b.add_argument("--repeat", type=int, default=3)
     b.add_argument("--template", type=Path, help="a template pickle of bench_scale.py (else built: slow)")
     args = ap.parse_args()
+    if args.what == "build":
+        print(json.dumps(build_warehouse(args.shape, args.rows, args.out, args.template), default=str))
+        return
     if args.what == "process":
         work = Path(tempfile.mkdtemp(prefix="scale-load-"))
         copy = work / "copy.duckdb"
@@ -318,15 +395,19 @@ def main() -> None:
         return
     trees = {"this checkout": ROOT} | ({"baseline": args.against.resolve()} if args.against else {})
     results: dict[str, list[dict]] = {k: [] for k in trees}
+    load_before = os.getloadavg()[0]
     for _ in range(args.rounds):
         for name, tree in trees.items():
-            results[name].append(_one_process(tree, args.warehouse, args.repeat, not args.no_checkpoint))
+            results[name].append(_one_process(tree, args.warehouse, args.repeat, not args.no_checkpoint,
+                                              not args.no_settle, args.new_day))
             print(name, json.dumps({k: v for k, v in results[name][-1].items() if k != "profile"}), file=sys.stderr)
-    print(f"load average {os.getloadavg()[0]:.1f}; {args.warehouse.name}; {args.rounds} process(es) x {args.repeat} loads")
+    print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after; {args.warehouse.name}; "
+          f"{args.rounds} process(es) x {args.repeat} loads" + ("; each the first run of a new day" if args.new_day else ""))
     for name, rs in results.items():
         loads = [x for r in rs for x in r["load_all_ms"]]
         print(f"{name}: one nightly run ({rs[0]['offers']} offers) median {statistics.median(loads):.1f} ms, "
-              f"mean {statistics.fmean(loads):.1f} ms, CPU {statistics.median([r['load_cpu_ms'] for r in rs]):.1f} ms; "
+              f"mean {statistics.fmean(loads):.1f} ms, CPU median "
+              f"{statistics.median([x for r in rs for x in r['load_cpu_all_ms']]):.1f} ms; "
               f"raw INSERT of its offers + COMMIT "
               f"{statistics.median([r['raw_ms'] for r in rs]):.1f} ms; the same rows from a DuckDB table "
               f"(no DataFrame scan): INSERT {statistics.median([r['floor_insert_ms'] for r in rs]):.1f} ms "
