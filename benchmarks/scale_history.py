@@ -6,8 +6,8 @@ published claims cite real offers; synthetic providers fill the rest. Per run ~3
 move, ~1 % of offers are missing, ~2 % vanish for good over the history, ~3 % of provider runs
 fail or are suspect, ~0.1 % of readings are held by the gate.
 
-build() writes runs, provider_runs and offers; prepare() then derives what the loads would have
-(the spells and latest offers by the same set-based SQL migration 025 and a backfill run:
+build() writes runs, provider_runs and offers; prepare() then writes what the loads would have
+(the catalog and sources tables, synced as each load syncs them; the spells and latest offers by the same set-based SQL migration 025 and a backfill run:
 warehouse/spells.py rebuild; the stored marts: warehouse/marts.py refresh), evaluates the claims of
 the latest runs with the real engine and copies their evaluations and inputs to every earlier
 run for volume, and derives the alerts of the run before the latest. tests/test_bench_shapes.py
@@ -160,10 +160,15 @@ def prepare(con, claims: bool = True) -> dict:
     from pricewatch.alerts.derive import derive_alerts
     from pricewatch.claims.evaluate import evaluate_claims
     from pricewatch.record.config import AlertConfig
+    from pricewatch.collect import store
     from warehouse import marts, spells
+    from warehouse.resources import sync_catalog, sync_sources
     out = {}
     t = time.perf_counter()
     con.execute("BEGIN")
+    res = store.resources()          # the catalog and the sources, as every load syncs them (the
+    sync_catalog(con, res)           # comparable classes read the catalog)
+    sync_sources(con, res)
     spells.rebuild(con)
     con.execute("COMMIT")
     out["spells_backfill_s"] = time.perf_counter() - t

@@ -43,6 +43,9 @@ TABLES = {
     "cheapest_offer_daily_stored": ("ALL", ("refreshed_at",)),
     "provider_price_index_stored": ("ALL", ("refreshed_at",)),
     "daily_marts_days": ("ALL", ("refreshed_at",)),
+    "gpu_catalog": ("ALL", ()),
+    "gpu_aliases": ("ALL", ()),
+    "sources": ("ALL", ("synced_at",)),
 }
 
 
