@@ -6,7 +6,8 @@ Two kinds, both small (a few dozen per report, ~0.1 s each):
 * an offer a claim names (cited, cheapest or own price): its price spells from
   offer_price_history as a step line, one point per spell start, broken where the offer was
   absent, with the published value of every price claim that used it as a dashed reference line;
-* the cheapest offer per comparable class per day (cheapest_offer_daily), one line per billing
+* the cheapest offer per comparable class per day (cheapest_offer_daily, which groups by the
+  macro comparable_class of warehouse/macros/comparable_class.sql), one line per billing
   (an H100 SXM chart and an H100 NVL chart, never one line mixing them: issue 23 item 3), and for
   a "cheapest" claim its own class, count and billing with the published value as reference.
 
@@ -196,13 +197,6 @@ def _others(uses: list[dict], refs: dict[float, Reference]) -> str:
 
 # ---- cheapest offer per comparable class --------------------------------------------------------
 
-def class_of(row: dict) -> str:
-    """A cheapest_offer_daily row's comparable class (its comparable_class column, the macro
-    comparable_class of warehouse/macros/comparable_class.sql; while the mart groups by model
-    only, the model)."""
-    return row.get("comparable_class") or row["gpu_model"]
-
-
 def cheapest_per_class(model: str, rows: list[dict]) -> list[Chart]:
     """One chart per comparable class of ``model``: its cheapest USD per GPU-hour per day and
     billing (over every GPU count)."""
@@ -210,7 +204,7 @@ def cheapest_per_class(model: str, rows: list[dict]) -> list[Chart]:
     for r in rows:
         if r["gpu_model"] == model and r["min_price_per_gpu_hour"] is not None:
             key, price = (r["day"], r["billing"]), float(r["min_price_per_gpu_hour"])
-            by_day = best.setdefault(class_of(r), {})
+            by_day = best.setdefault(r["comparable_class"], {})
             by_day[key] = min(price, by_day.get(key, price))
     charts = []
     for cls, by_day in sorted(best.items()):
@@ -230,7 +224,7 @@ def cheapest_for_claim(claim: R.Claim, rows: list[dict], published_value, publis
     col = "min_price_per_hour" if c.price == "per_hour" else "min_price_per_gpu_hour"
     unit = "per hour" if c.price == "per_hour" else "per GPU-hour"
     points = [{"t": _iso(r["day"]), "price": float(r[col]), "segment": 1, "start": True} for r in rows
-              if r["gpu_model"] == c.gpu and class_of(r) == cls and r["gpu_count"] == c.count
+              if r["gpu_model"] == c.gpu and r["comparable_class"] == cls and r["gpu_count"] == c.count
               and r["billing"] == c.billing and r[col] is not None]
     refs = [Reference(float(published_value), [claim.id], published_text)] if published_value is not None else []
     return Chart(f"Cheapest {c.count}x {cls} {c.billing} ({claim.id})", unit,
