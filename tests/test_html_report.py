@@ -181,8 +181,14 @@ def test_price_history_charts_with_published_reference_lines(page):
     assert h100.count() == 1
     assert h100.locator("svg [stroke-dasharray]").count() >= 1          # the published $1.65
     assert "published $1.65 per GPU-hour" in h100.inner_text()
+    # One cheapest chart per comparable class (issue 23 item 3): a model that does not split is its
+    # own ("B200: ..."), one that does has one per class it is listed in, never one line mixing them
+    # (Massed Compute's real page lists "H100 SXM5 (80GB)" and "H100 NVL (94GB) NVLink").
     for gpu in PAGE_GPUS:
-        assert f"{gpu}: cheapest per GPU-hour" in titles
+        assert any(t == f"{gpu}: cheapest per GPU-hour"
+                   or (t.startswith(f"{gpu} ") and t.endswith(": cheapest per GPU-hour")) for t in titles), gpu
+    assert {"H100 SXM: cheapest per GPU-hour", "H100 NVL: cheapest per GPU-hour"} <= set(titles)
+    assert "H100: cheapest per GPU-hour" not in titles
     b200 = charts.filter(has_text="Cheapest 8x B200 on-demand (g-cite-massed-b200x8)")
     assert "published $43.46 per hour" in b200.inner_text()       # page 1: "$43.46"
 
