@@ -5,17 +5,23 @@
 -- the median, a market-wide figure, leaves stale sources out (median_price_with_stale_per_hour
 -- keeps them, issue 21 item 6).
 CREATE OR REPLACE MACRO cheapest_offer_daily_after(since_day, open_spells := false) AS TABLE
-SELECT day, gpu_model, comparable_class, gpu_count, billing,
-       min(price_per_hour) AS min_price_per_hour,
-       median(price_per_hour) FILTER (WHERE NOT source_stale) AS median_price_per_hour,
-       arg_min(price_per_gpu_hour, (price_per_hour, provider, offer_key)) AS min_price_per_gpu_hour,
-       arg_min(provider, (price_per_hour, provider, offer_key)) AS min_provider,
-       arg_min(offer_key, (price_per_hour, provider, offer_key)) AS min_offer_key,
-       count(*) AS offers,
-       count(DISTINCT provider) AS providers,
-       arg_min(reading_age_days, (price_per_hour, provider, offer_key)) AS min_reading_age_days,
-       arg_min(source_stale, (price_per_hour, provider, offer_key)) AS min_source_stale,
-       count(*) FILTER (WHERE source_stale) AS stale_offers,
-       median(price_per_hour) AS median_price_with_stale_per_hour
-FROM daily_marts_in_force(since_day, open_spells := open_spells)
-GROUP BY day, gpu_model, comparable_class, gpu_count, billing;
+SELECT day, gpu_model, comparable_class, gpu_count, billing, min_price_per_hour, median_price_per_hour,
+       cheapest.price_per_gpu_hour AS min_price_per_gpu_hour, cheapest.provider AS min_provider,
+       cheapest.offer_key AS min_offer_key, offers, providers,
+       cheapest.reading_age_days AS min_reading_age_days, cheapest.source_stale AS min_source_stale,
+       stale_offers, median_price_with_stale_per_hour
+FROM (
+    SELECT day, gpu_model, comparable_class, gpu_count, billing,
+           min(price_per_hour) AS min_price_per_hour,
+           median(price_per_hour) FILTER (WHERE NOT source_stale) AS median_price_per_hour,
+           -- the cheapest offer's fields, one arg_min (ties: alphabetical provider, then offer key)
+           arg_min({'price_per_gpu_hour': price_per_gpu_hour, 'provider': provider, 'offer_key': offer_key,
+                    'reading_age_days': reading_age_days, 'source_stale': source_stale},
+                   (price_per_hour, provider, offer_key)) AS cheapest,
+           count(*) AS offers,
+           count(DISTINCT provider) AS providers,
+           count(*) FILTER (WHERE source_stale) AS stale_offers,
+           median(price_per_hour) AS median_price_with_stale_per_hour
+    FROM daily_marts_in_force(since_day, open_spells := open_spells)
+    GROUP BY day, gpu_model, comparable_class, gpu_count, billing
+);

@@ -32,10 +32,10 @@ earlier AS (
       AND h.currency = 'USD' AND h.self_service AND NOT h.is_aggregator
 ),
 earlier_read AS (   -- each provider's last trusted reading at or before each earlier day's end
-    SELECT k.provider, k.day_end, max(r.observed_at) AS source_read_at
+    SELECT k.provider, k.day_end, r.observed_at AS source_read_at
     FROM (SELECT DISTINCT provider, day_end FROM earlier) k
-    JOIN provider_runs r ON r.provider = k.provider AND r.trusted AND r.observed_at <= k.day_end
-    GROUP BY k.provider, k.day_end
+    ASOF JOIN (SELECT provider, observed_at FROM provider_runs WHERE trusted) r
+      ON r.provider = k.provider AND r.observed_at <= k.day_end
 ),
 latest_rows AS (
     SELECT l.day, l.day_end, o.provider, o.offer_key, o.gpu_model, o.form_factor, o.gpu_count, o.billing, o.tier,
