@@ -16,8 +16,9 @@ waited children, its own server included), the 1-minute load average before it, 
 run's Prefect log the seconds until the first flow run began (imports, checks, server start),
 in flow runs (first begin to last end) and after them (server stop, exit). With a running
 server, the flow and task runs it recorded give each flow run's time by task (crawl, validate,
-open-warehouse, load, evaluate-claims, derive-alerts, deliver-alerts, write-report) and the
-rest, Prefect's own bookkeeping between and around the tasks. Then the median per checkout and mode.
+open-warehouse, load, evaluate-claims, derive-alerts, deliver-alerts, write-report) and
+`outside tasks`: the flow's own code between them (each crawl written to and read from its run
+bundle, the run built, the artifacts) and Prefect's engine around them. Then the median per checkout and mode.
 An older commit to compare with: `git worktree add /tmp/base <rev>` and --checkout /tmp/base.
 """
 
@@ -76,8 +77,8 @@ def _when(value: str | None) -> datetime | None:
 
 def task_phases(api_url: str, since: datetime) -> dict[str, float]:
     """Seconds of the flow runs started since ``since``, by task name (the union of that task's
-    runs' intervals, so parallel crawl tasks count once), and `prefect bookkeeping`: the flow
-    runs' time covered by no task run."""
+    runs' intervals, so parallel crawl tasks count once), and `outside tasks`: the flow runs'
+    time covered by no task run."""
     flows = _api(api_url, "/flow_runs/filter", {"flow_runs": {"start_time": {"after_": since.isoformat()}},
                                                 "limit": 200})
     ids = [f["id"] for f in flows]
@@ -102,7 +103,7 @@ def task_phases(api_url: str, since: datetime) -> dict[str, float]:
             phases[name] += _union(intervals)
             covered += intervals
         phases["flow runs"] += (f_end - f_start).total_seconds()
-        phases["prefect bookkeeping"] += (f_end - f_start).total_seconds() - _union(covered)
+        phases["outside tasks"] += (f_end - f_start).total_seconds() - _union(covered)
     return dict(phases)
 
 
@@ -153,6 +154,9 @@ def one_run(checkout: Path, replay: str, mode: str, api_url: str | None) -> dict
                   **_log_phases(Path(tmp) / "logs", wall_started, datetime.now())}
         if mode == "running":
             result["tasks"] = task_phases(api_url, utc_started)
+            if "in_flows" in result and "flow runs" in result["tasks"]:
+                # After a flow run's end is recorded: its engine's teardown, the CLI's summary.
+                result["tasks"]["between flow runs"] = result["in_flows"] - result["tasks"]["flow runs"]
     return result
 
 
