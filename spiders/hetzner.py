@@ -104,9 +104,12 @@ class HetznerSpider(PriceSpider):
     capture = "composed"
     robots = ("unknown: no stored copy of www.hetzner.com/robots.txt found (searched the pages corpus "
               "2026-12-02 for 'hetzner.com robots.txt'); robots.txt is obeyed at every crawl if served")
-    terms = ("No stored copy of Hetzner's website terms found (searched the pages corpus 2026-12-02). "
-             "The feed is the public file Hetzner's own pricing pages load in every visitor's browser; "
-             "we read that one file once a day, with our contact User-Agent and robots.txt obeyed.")
+    terms = ("Hetzner's customer Terms and Conditions (https://www.hetzner.com/legal/terms-and-conditions, named by "
+             "its stored Digital Services Act page, undated) were not found stored; the stored service agreements "
+             "(hetzner.com/legal/webhosting/, /legal/managed-server/, undated) govern customers' accounts and say "
+             "nothing of reading the website. The feed is the public file Hetzner's own pricing pages load in "
+             "every visitor's browser; we read that one file once a day, with our contact User-Agent and "
+             "robots.txt obeyed.")
     cadence = "daily"
 
     page_parser = staticmethod(parse_prices)
