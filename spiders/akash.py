@@ -49,10 +49,10 @@ def parse_gpus(body: str, url: str) -> Parsed:
         found = [" | ".join(text_of(th) for th in t.xpath("./thead/tr/th")) for t in tables]
         parsed.error(f"no table headed {' | '.join(HEADER)} (tables found: {found!r})")
         return parsed
-    if len({_rows(t) for t in headed}) > 1:
-        parsed.error(f"{len(headed)} GPU price tables that differ: refusing to pick one")
+    table = parsed.one_copy(headed, "GPU price tables", _rows)
+    if table is None:
         return parsed
-    rows = _rows(headed[0])
+    rows = _rows(table)
     if not rows:
         parsed.error("the GPU price table has no row")
         return parsed

@@ -123,6 +123,16 @@ class Parsed:
         for message, rows in problems.items():
             more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
             self.error(f"{where}: {len(rows)} {message}: {', '.join(rows[:3])}{more}")
+
+    def one_copy(self, copies: list, what: str, content=lambda c: c):
+        """The one copy of what a page prints more than once (a desktop and a mobile table):
+        identical copies (by ``content``) are read once; copies that differ fail the page,
+        "2 <what> that differ: refusing to pick one", and None is returned."""
+        if len({content(c) for c in copies}) > 1:
+            self.error(f"{len(copies)} {what} that differ: refusing to pick one")
+            return None
+        return copies[0]
+
     def hold(self, reason: str, **fields) -> dict:
         """One row whose price cannot be read: the offer is kept (``price_raw`` the text the page
         printed, verbatim; None when the row has no price cell), never priced, and held with

@@ -53,11 +53,11 @@ def parse_pricing(body: str, url: str) -> Parsed:
     if not tables:
         parsed.error("no table headed GPU | Memory | Price (the Custom LLMs GPU table)")
         return parsed
-    copies = {tuple(tuple(text_of(td) for td in tr.xpath("./td")) for tr in t.xpath("./tbody/tr")) for t in tables}
-    if len(copies) > 1:
-        parsed.error(f"{len(tables)} GPU | Memory | Price tables that differ: refusing to pick one")
+    table = parsed.one_copy(tables, "GPU | Memory | Price tables", lambda t: tuple(
+        tuple(text_of(td) for td in tr.xpath("./td")) for tr in t.xpath("./tbody/tr")))
+    if table is None:
         return parsed
-    rows = tables[0].xpath("./tbody/tr")
+    rows = table.xpath("./tbody/tr")
     if not rows:
         parsed.error("the GPU | Memory | Price table has no row")
         return parsed

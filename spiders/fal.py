@@ -61,12 +61,10 @@ def parse_pricing(body: str, url: str) -> Parsed:
     if not tables:
         parsed.error("no table headed GPU | VRAM | List Price | As low as (Serverless & Compute Pricing)")
         return parsed
-    copies = {(tuple(_headers(t)), tuple(tuple(text_of(td) for td in tr.xpath("./td")) for tr in t.xpath("./tbody/tr")))
-              for t in tables}
-    if len(copies) > 1:
-        parsed.error(f"{len(tables)} GPU tables that differ: refusing to pick one")
+    table = parsed.one_copy(tables, "GPU tables", lambda t: (tuple(_headers(t)), tuple(
+        tuple(text_of(td) for td in tr.xpath("./td")) for tr in t.xpath("./tbody/tr"))))
+    if table is None:
         return parsed
-    table = tables[0]
     headers = _headers(table)
     if set(headers) - set(COLUMNS) or any(h not in headers for h in REQUIRED) or len(set(headers)) != len(headers):
         parsed.error(f"column headings are not GPU | VRAM | List Price | As low as ({' | '.join(headers)!r})")

@@ -52,16 +52,15 @@ def parse_instances(body: str, url: str) -> Parsed:
     if not tables:
         parsed.error("no table with a VRAM column (GPU Instance types)")
         return parsed
-    copies = {(tuple(_headers(t)), tuple(tuple(text_of(td) for td in tr.xpath("./td")) for tr in t.xpath("./tbody/tr")))
-              for t in tables}
-    if len(copies) > 1:
-        parsed.error(f"{len(tables)} GPU instance tables that differ: refusing to pick one")
+    table = parsed.one_copy(tables, "GPU instance tables", lambda t: (tuple(_headers(t)), tuple(
+        tuple(text_of(td) for td in tr.xpath("./td")) for tr in t.xpath("./tbody/tr"))))
+    if table is None:
         return parsed
-    headers = _headers(tables[0])
+    headers = _headers(table)
     if set(headers) - set(COLUMNS) or any(h not in headers for h in REQUIRED) or len(set(headers)) != len(headers):
         parsed.error(f"column headings are not {' | '.join(COLUMNS)} ({' | '.join(headers)!r})")
         return parsed
-    rows = tables[0].xpath("./tbody/tr")
+    rows = table.xpath("./tbody/tr")
     if not rows:
         parsed.error("the GPU instance table has no row")
         return parsed

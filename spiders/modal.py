@@ -69,10 +69,9 @@ def parse_pricing(body: str, url: str) -> Parsed:
     if not blocks:
         parsed.error(f"no '{HEADING}' price list (the page's GPU prices)")
         return parsed
-    if any(b != blocks[0] for b in blocks):
-        parsed.error(f"{len(blocks)} '{HEADING}' price lists that differ: refusing to pick one")
+    block = parsed.one_copy(blocks, f"'{HEADING}' price lists", tuple)
+    if block is None:
         return parsed
-    block = blocks[0]
     if block and block[-1] is None:
         parsed.error(f"the '{HEADING}' price list is not followed by the '{NEXT_BLOCK}' prices (layout changed)")
         return parsed

@@ -72,17 +72,17 @@ def parse_pricing(body: str, url: str) -> Parsed:
     if not tables:
         parsed.error("no table with a Hardware column (the hardware price table)")
         return parsed
-    copies = {(tuple(_headers(t)), tuple(tuple(map(tuple, _cells(tr))) for tr in t.xpath("./tbody/tr"))) for t in tables}
-    if len(copies) > 1:
-        parsed.error(f"{len(tables)} hardware tables that differ: refusing to pick one")
+    table = parsed.one_copy(tables, "hardware tables", lambda t: (tuple(_headers(t)), tuple(
+        tuple(map(tuple, _cells(tr))) for tr in t.xpath("./tbody/tr"))))
+    if table is None:
         return parsed
-    headers = _headers(tables[0])
+    headers = _headers(table)
     if set(headers) - set(COLUMNS) or any(h not in headers for h in REQUIRED) or len(set(headers)) != len(headers):
         parsed.error(f"column headings are not {' | '.join(COLUMNS)} ({' | '.join(headers)!r})")
         return parsed
     problems: dict[str, list[str]] = {}
     section, cpu_only, notes = None, [], set()
-    for tr in tables[0].xpath("./tbody/tr"):
+    for tr in table.xpath("./tbody/tr"):
         cells = _cells(tr)
         if len(cells) == 1:
             title = " ".join(cells[0])
