@@ -27,6 +27,7 @@ from pricewatch.evidence.archive import write_exchanges
 from pricewatch.evidence.captures import load_exchanges
 from pricewatch.server import prefect_processes
 from spiders import settings as project_settings
+from tests.crawl_server import CrawlServer
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "captures"
@@ -112,9 +113,17 @@ def crawl(tmp_path_factory):
     keyed by provider, path and the archive's bytes, and a worker waits (file lock) while
     another crawls the same pair. The first call for a provider's shipped capture crawls the
     shipped captures of every HTTP provider at once, in one shared Scrapy process as a run does
-    (pricewatch/collect/crawl_group.py: ~2 s for all instead of ~1.7 s each); a browser provider, and
-    any other archive, is crawled in a process of its own. Tests must not mutate the result."""
+    (pricewatch/collect/crawl_group.py: ~2 s for all instead of ~1.7 s each); any other archive of
+    an HTTP provider is a job for this worker's running Scrapy process (tests/crawl_server.py),
+    and a browser provider's is crawled in a process of its own. Tests must not mutate the result."""
     cache: dict[tuple[str, str], crawl_process.CrawlResult] = {}
+    servers: list[CrawlServer] = []
+
+    def server() -> CrawlServer:
+        """This worker's running Scrapy process for the HTTP crawls not cached (tests/crawl_server.py)."""
+        if not servers:
+            servers.append(CrawlServer(tmp_path_factory.mktemp("crawl-server")))
+        return servers[0]
     # One folder per test session: shared by the xdist workers of this run (their temp folders
     # sit side by side), never by a later session (a cached crawl of older code).
     run_uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
@@ -155,13 +164,18 @@ def crawl(tmp_path_factory):
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 if entry.exists():
                     cache[key] = pickle.loads(entry.read_bytes())
-                else:
+                elif uses_browser(provider):
                     workdir = tmp_path_factory.mktemp(f"crawl-{provider}")
                     cache[key] = crawl_process.run_crawl(provider, workdir, replay=replay)
                     store(entry, cache[key])
+                else:
+                    cache[key] = server().crawl(provider, Path(replay))
+                    store(entry, cache[key])
         return cache[key]
 
-    return _crawl
+    yield _crawl
+    if servers:
+        servers[0].close()
 
 
 def _is_shipped(provider: str, replay: Path) -> bool:

@@ -57,6 +57,7 @@ def rows(con, table: str) -> list[tuple]:
     return con.execute(f"SELECT {listed} FROM {table} ORDER BY {order}").fetchall()
 
 
+@pytest.mark.slow   # two small histories through the load path: ~10 s
 @pytest.mark.parametrize("shape", ["nightly", "15min"])
 def test_the_generated_history_is_what_the_load_path_stores(tmp_path, shape):
     gen = db.connect(migrated_warehouse(tmp_path / "gen.duckdb"))

@@ -17,7 +17,7 @@ import pytest
 from pricewatch.collect import bundle_ledger, bundles
 from tests.machines import S3Server, dump, night_folder
 
-pytestmark = pytest.mark.fault
+pytestmark = [pytest.mark.fault, pytest.mark.slow]   # real Prefect flows, crawl groups and a real S3 store: ~40 s
 PROVIDERS = ["thunder_compute", "vultr"]
 
 

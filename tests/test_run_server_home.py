@@ -10,6 +10,8 @@ import sqlite3
 import urllib.request
 from importlib import metadata
 
+import pytest
+
 from pricewatch.server import home_template, run_server
 
 
@@ -18,6 +20,7 @@ def _alembic_version(db) -> list[tuple]:
         return con.execute("SELECT version_num FROM alembic_version").fetchall()
 
 
+@pytest.mark.slow   # two Prefect servers on new homes: ~20 s
 def test_a_new_home_starts_on_the_migrated_template_and_records_its_own_runs(tmp_path, monkeypatch):
     root = tmp_path / "runs"
     root.mkdir(mode=0o700)

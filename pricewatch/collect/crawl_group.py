@@ -216,46 +216,57 @@ def plain_tail(text: str, n: int = 1500) -> str:
 
 def main(spec_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text())
-    from scrapy.crawler import Crawler, CrawlerProcess
+    process, base = crawler_process(spec["log_file"])
+    failures = []
+    for job in spec["jobs"]:
+        start_job(process, base, job, failures)
+    process.start()
+    return 1 if failures else 0
+
+
+def crawler_process(log_file: str):
+    """The child's one CrawlerProcess (the project's settings, its log to ``log_file``) and the
+    settings each job's own start from."""
+    from scrapy.crawler import CrawlerProcess
     from scrapy.utils.project import get_project_settings
 
     base = get_project_settings()
-    base.set("LOG_FILE", spec["log_file"], priority="cmdline")
-    process = CrawlerProcess(base)
-    failures = []
+    base.set("LOG_FILE", log_file, priority="cmdline")
+    return CrawlerProcess(base), base
 
-    def report(key: str, started: float, error: str | None = None) -> None:
+
+def start_job(process, base, job: dict, failures: list) -> None:
+    """Starts one job's crawl in ``process``; prints its DONE line when it ends. A crawler that
+    raises while starting is reported at once (appended to ``failures``), never raised."""
+    from scrapy.crawler import Crawler
+
+    key, provider, started = job["key"], job["provider"], time.monotonic()
+
+    def report(error: str | None = None) -> None:
         line = {"key": key, "returncode": 1 if error else 0,
                 "duration_s": round(time.monotonic() - started, 3), "error": error}
         sys.stdout.write(DONE + json.dumps(line) + "\n")
         sys.stdout.flush()
 
-    for job in spec["jobs"]:
-        key, provider, started = job["key"], job["provider"], time.monotonic()
-        try:
-            settings = base.copy()
-            settings.setdict({"FEEDS": {job["items"]: {"format": "jsonlines", "overwrite": True}},
-                              "PRICEWATCH_REPORT_FILE": job["report"], **job["settings"]}, priority="cmdline")
-            # The first crawler installs the reactor (as CrawlerProcess's own would).
-            crawler = Crawler(process.spider_loader.load(provider), settings,
-                              init_reactor=not process._initialized_reactor)
-            process._initialized_reactor = True
-            d = process.crawl(crawler, **job["spider_args"])
-        except Exception:  # noqa: BLE001 - this provider's failure, the others go on
-            failures.append(key)
-            report(key, started, traceback.format_exc())
-            continue
+    try:
+        settings = base.copy()
+        settings.setdict({"FEEDS": {job["items"]: {"format": "jsonlines", "overwrite": True}},
+                          "PRICEWATCH_REPORT_FILE": job["report"], **job["settings"]}, priority="cmdline")
+        # The first crawler installs the reactor (as CrawlerProcess's own would).
+        crawler = Crawler(process.spider_loader.load(provider), settings,
+                          init_reactor=not process._initialized_reactor)
+        process._initialized_reactor = True
+        d = process.crawl(crawler, **job["spider_args"])
+    except Exception:  # noqa: BLE001 - this provider's failure, the others go on
+        failures.append(key)
+        report(traceback.format_exc())
+        return
 
-        def ok(_, key=key, started=started):
-            report(key, started)
+    def failed(failure):
+        failures.append(key)
+        report(failure.getTraceback())
 
-        def failed(failure, key=key, started=started):
-            failures.append(key)
-            report(key, started, failure.getTraceback())
-
-        d.addCallbacks(ok, failed)
-    process.start()
-    return 1 if failures else 0
+    d.addCallbacks(lambda _: report(), failed)
 
 
 if __name__ == "__main__":
