@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
+from pricewatch.record import yaml_file
 from pricewatch.record.catalog import load_catalog
 
 RULES_DIR = Path(str(files("rules")))   # the rules package (data only), wherever it is installed
@@ -176,7 +177,7 @@ class RulesError(ValueError):
 
 def _read(path: Path) -> dict:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return yaml_file.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         raise RulesError(f"{path}: not valid YAML: {exc}") from exc
 

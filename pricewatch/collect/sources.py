@@ -17,8 +17,7 @@ import logging
 from functools import lru_cache
 from importlib import resources
 
-import yaml
-
+from pricewatch.record import yaml_file
 from warehouse.resources import write_sources
 
 FAMILIES = ("hyperscaler", "neocloud", "marketplace", "aggregator", "own")
@@ -32,7 +31,7 @@ logger = logging.getLogger(__name__)
 def display_names() -> dict[str, str]:
     """rules/providers.yaml: how reports name each provider."""
     text = resources.files("rules").joinpath("providers.yaml").read_text("utf-8")
-    return dict((yaml.safe_load(text) or {}).get("providers") or {})
+    return dict((yaml_file.safe_load(text) or {}).get("providers") or {})
 
 
 def source_row(spider_cls) -> dict:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 
+from pricewatch.record import yaml_file
 from pricewatch.evidence.archive import write_exchanges
 
 
 def load_exchanges(provider_dir: Path) -> list[dict]:
     provider_dir = Path(provider_dir)
-    spec = yaml.safe_load((provider_dir / "exchanges.yaml").read_text())
+    spec = yaml_file.safe_load((provider_dir / "exchanges.yaml").read_text())
     out = []
     for ex in spec["exchanges"]:
         body = (provider_dir / ex["body_file"]).read_bytes() if "body_file" in ex else ex.get("body", "").encode()

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-import yaml
 
+from pricewatch.record import yaml_file
 from pricewatch.record.offer import nominal_vram
 
 FORM_FACTORS = ("SXM", "PCIe", "NVL", "unknown")
@@ -122,5 +122,5 @@ def load_catalog(path: str | None = None) -> GpuCatalog:
     """The catalog from ``path``, or the ``gpu_catalog.yaml`` resource of pricewatch.record."""
     if path:
         with open(path, encoding="utf-8") as fh:
-            return GpuCatalog(yaml.safe_load(fh))
-    return GpuCatalog(yaml.safe_load(resources.files("pricewatch.record").joinpath("gpu_catalog.yaml").read_text("utf-8")))
+            return GpuCatalog(yaml_file.safe_load(fh))
+    return GpuCatalog(yaml_file.safe_load(resources.files("pricewatch.record").joinpath("gpu_catalog.yaml").read_text("utf-8")))

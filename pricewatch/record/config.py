@@ -32,7 +32,7 @@ class AlertConfig:
     failed_runs_threshold: int = 3
     # How long one alert URL may take to answer (seconds). A receiver that has not answered by
     # then got the whole request and may well process it: the alert is not sent to it again
-    # (see pricewatch/alerts/__init__.py, deliver_alerts). Bounded, and well above a slow 10 s webhook.
+    # (see pricewatch/alerts/deliver.py, deliver_alerts). Bounded, and well above a slow 10 s webhook.
     timeout_s: float = 30.0
     # Where the archived evidence is served (e.g. a pywb / ReplayWeb.page / static host of the
     # archive root): a message links <evidence_base_url>/<WARC path relative to the archive

@@ -142,8 +142,8 @@ def ensure_pool(env: dict, cwd: Path, pool: str = POOL, limit: int | None = None
 
 def yaml_pools(cwd: Path, names: list[str] | None = None) -> list[str]:
     """The work pools prefect.yaml's deployments (those named, default all) run on."""
-    import yaml
-    deployments = yaml.safe_load((Path(cwd) / "prefect.yaml").read_text())["deployments"]
+    from pricewatch.record import yaml_file
+    deployments = yaml_file.safe_load((Path(cwd) / "prefect.yaml").read_text())["deployments"]
     return list(dict.fromkeys(d["work_pool"]["name"] for d in deployments if names is None or d["name"] in names))
 
 
