@@ -72,24 +72,43 @@ def class_claims(scenario, tmp_path_factory):
                             [scenario["runs"]["R1"]]).fetchall()
     finally:
         con.close()
-    return {r[0]: r[1:] for r in rows}, {p[0]: p[1:] for p in picks}, rules
+    return {r[0]: r[1:] for r in rows}, {p[0]: p[1:] for p in picks}, rules, tmp / "copy.duckdb"
 
 
 def test_a_cheapest_claim_compares_the_cited_offers_class_only(class_claims):
-    outcomes, picks, _ = class_claims
+    outcomes, picks, *_ = class_claims
     # The cheapest 8x H100 SXM is Massed Compute's SXM5 row at $25.12, not its NVL row at $23.36.
     assert outcomes["g-class.sxm"][:2] == ("holds", 25.12)
     assert picks["g-class.sxm"] == ("massed_compute", "8x H100 SXM5 (80GB) on-demand")
 
 
 def test_a_cheapest_claim_compares_the_class_it_names(class_claims):
-    outcomes, picks, _ = class_claims
+    outcomes, picks, *_ = class_claims
     assert outcomes["g-class.nvl"][:2] == ("holds", 23.36)
     assert picks["g-class.nvl"] == ("massed_compute", "8x H100 NVL (94GB) on-demand #NVLink")
 
 
+def test_the_gate_compares_a_first_seen_offer_with_the_cited_prices_of_its_class(class_claims, scenario):
+    # warehouse/sql/cited_prices.sql, as the load asks it for a run after R1 whose offers are H100s of
+    # each form factor: each pair gets the cheapest cited 8x on-demand price of its own class
+    # (the SXM5 pick $25.12, the NVL pick $23.36); an H100 stating no form factor gets neither.
+    from datetime import timedelta
+    from warehouse.sql_files import query_sql
+    con = db.connect(class_claims[3], read_only=True)
+    try:
+        (at,) = con.execute("SELECT observed_at FROM runs WHERE run_id = ?", [scenario["runs"]["R1"]]).fetchone()
+        pairs = [{"gpu_model": "H100", "form_factor": f} for f in ("SXM", "NVL", None)]
+        rows = con.execute(f"SELECT * FROM ({query_sql('cited_prices').rstrip().rstrip(';')}) "
+                           "WHERE gpu_count = 8 AND billing = 'on-demand'", [at + timedelta(seconds=1), pairs]).fetchall()
+    finally:
+        con.close()
+    assert [(r[1], r[2], r[5], r[6]) for r in rows] == [
+        ("NVL", "H100 NVL", "massed_compute 8x H100 NVL (94GB) on-demand #NVLink", 23.36),
+        ("SXM", "H100 SXM", "massed_compute 8x H100 SXM5 (80GB) on-demand", 25.12)]
+
+
 def test_offers_of_several_classes_and_none_named_are_unverifiable_not_mixed(class_claims):
-    outcomes, picks, _ = class_claims
+    outcomes, picks, *_ = class_claims
     status, value, reason = outcomes["g-class.none"]
     assert (status, value) == ("unverifiable", None) and "g-class.none" not in picks
     assert "comparable classes (" in reason and "H100 NVL" in reason and "H100 SXM" in reason

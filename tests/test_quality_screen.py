@@ -31,8 +31,10 @@ def test_one_batch_gets_every_verdict_with_its_message():
         {"provider": "acme", "offer_key": "8x B200 on-demand", "trusted_price": 40.0, "last_price": 40.0, "last_held": False},
         {"provider": "beta", "offer_key": "8x B200 on-demand", "trusted_price": 40.0, "last_price": 40.0, "last_held": False},
     ])
-    cited = pd.DataFrame([{"gpu_model": "H200", "gpu_count": 8, "billing": "on-demand", "cited": "gamma 8x H200",
-                           "cited_price": 25.0}])
+    # warehouse/sql/cited_prices.sql gives each (model, form factor) pair of the run's offers the
+    # cited prices of its comparable class; these offers state no form factor.
+    cited = pd.DataFrame([{"gpu_model": "H200", "form_factor": None, "gpu_count": 8, "billing": "on-demand",
+                           "cited": "gamma 8x H200", "cited_price": 25.0}])
     out = screen(offers, previous, cited)
     assert list(zip(out["held_reason"], out["screen_note"])) == [
         (None, None),
@@ -67,3 +69,16 @@ def test_the_cited_prices_are_needed_only_for_an_offer_never_trusted():
     assert may_cite(offers, None)                                    # first seen
     assert may_cite(offers, trusted.assign(trusted_price=None))      # seen, never trusted
     assert not may_cite(offers.assign(gpu_model=None), None)         # an unknown GPU is never compared
+
+
+def test_a_first_seen_offer_is_compared_with_the_cited_prices_of_its_own_form_factor_only():
+    # An H100 NVL first seen below a cited H100 SXM price is another comparable class: not held.
+    offers = pd.DataFrame([{**_offer("acme", "8x H100 NVL on-demand", "H100", 8, 15.0), "form_factor": "NVL"},
+                           {**_offer("acme", "8x H100 SXM on-demand", "H100", 8, 15.0), "form_factor": "SXM"}])
+    cited = pd.DataFrame([{"gpu_model": "H100", "form_factor": "SXM", "gpu_count": 8, "billing": "on-demand",
+                           "cited": "gamma 8x H100 SXM", "cited_price": 20.0}])
+    out = screen(offers, None, cited)
+    assert out["held_reason"].tolist() == [
+        None,
+        "first seen at $15/h, below the $20/h a published claim cites (gamma 8x H100 SXM); "
+        "held until the provider's next run confirms it"]

@@ -153,7 +153,12 @@ def screen_offers(con: duckdb.DuckDBPyConnection, gate, offers: pd.DataFrame, ob
     previous = con.execute(query_sql("previous_readings_current") if newest else query_sql("previous_readings"),
                            [sorted(set(offers["provider"]))] if newest else [observed_at]).df()
     # The cited prices matter only for an offer never trusted before (most nights: none).
-    cited = con.execute(query_sql("cited_prices"), [observed_at]).df() if gate.may_cite(offers, previous) else None
+    cited = None
+    if gate.may_cite(offers, previous):
+        ff = offers["form_factor"] if "form_factor" in offers else [None] * len(offers)
+        pairs = [{"gpu_model": m, "form_factor": f if isinstance(f, str) else None}
+                 for m, f in set(zip(offers["gpu_model"].tolist(), list(ff))) if isinstance(m, str)]
+        cited = con.execute(query_sql("cited_prices"), [observed_at, pairs]).df()
     return gate.screen(offers, previous, cited)
 
 

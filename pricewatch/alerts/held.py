@@ -47,19 +47,22 @@ def offer_command(decision: str, provider: str, offer_key: str, run_id: str) -> 
 
 def _held_now(con, run: _Run) -> list[dict]:
     """This run's held readings (of ok provider runs) of offers the claims cite, or that would
-    undercut a "cheapest" claim's pick (the gate's "first seen below a cited price")."""
+    undercut a "cheapest" claim's pick of their comparable class (the gate's "first seen below a
+    cited price")."""
     cited = sorted({(i["provider"], i["offer_key"]) for i in run.inputs})
-    groups = sorted({(i["gpu_model"], i["gpu_count"], i["billing"]) for i in run.inputs
-                     if i["role"] == "cheapest" and i["gpu_model"] is not None})
+    groups = sorted({(i["comparable_class"], i["gpu_count"], i["billing"]) for i in run.inputs
+                     if i["role"] == "cheapest" and i["comparable_class"] is not None})
     return _rows(con, """
-        SELECT o.* FROM offers o JOIN provider_runs pr USING (run_id, provider)
+        SELECT o.*, comparable_class(o.gpu_model, o.form_factor) AS comparable_class
+        FROM offers o JOIN provider_runs pr USING (run_id, provider)
         WHERE o.run_id = ? AND pr.trusted AND o.held_reason IS NOT NULL
           AND (list_contains(?::STRUCT(provider VARCHAR, offer_key VARCHAR)[], {'provider': o.provider, 'offer_key': o.offer_key})
-               OR list_contains(?::STRUCT(gpu_model VARCHAR, gpu_count INTEGER, billing VARCHAR)[],
-                                {'gpu_model': o.gpu_model, 'gpu_count': o.gpu_count, 'billing': o.billing}))
+               OR list_contains(?::STRUCT(comparable_class VARCHAR, gpu_count INTEGER, billing VARCHAR)[],
+                                {'comparable_class': comparable_class(o.gpu_model, o.form_factor),
+                                 'gpu_count': o.gpu_count, 'billing': o.billing}))
         ORDER BY o.provider, o.offer_key""",
                  [run.run_id, [{"provider": p, "offer_key": k} for p, k in cited],
-                  [{"gpu_model": g, "gpu_count": n, "billing": b} for g, n, b in groups]])
+                  [{"comparable_class": c, "gpu_count": n, "billing": b} for c, n, b in groups]])
 
 
 def _streak(con, run: _Run, h: dict) -> list[str]:
@@ -78,11 +81,11 @@ def _claims_of(run: _Run, h: dict) -> list[dict]:
     claims = _citing_claims(run, h["provider"], h["offer_key"])
     if claims:
         return claims
-    # A never-trusted offer held below a cited price: the "cheapest" claims of its GPU group.
+    # A never-trusted offer held below a cited price: the "cheapest" claims of its comparable class.
     out = {}
     for i in run.inputs:
-        if i["role"] == "cheapest" and (i["gpu_model"], i["gpu_count"], i["billing"]) == \
-                (h["gpu_model"], h["gpu_count"], h["billing"]):
+        if i["role"] == "cheapest" and (i["comparable_class"], i["gpu_count"], i["billing"]) == \
+                (h["comparable_class"], h["gpu_count"], h["billing"]):
             ev = run.claims.get(i["claim_id"], {})
             out.setdefault(i["claim_id"], {"claim_id": i["claim_id"], "input": i["input_name"], "role": "undercut",
                                            "page": ev.get("page"), "status": ev.get("status"),
@@ -123,7 +126,7 @@ def _held_readings(con, run: _Run) -> list[Alert]:
                  *_claim_lines(claims), _evidence(h), f"Evidence: {evidence}",
                  f"Accept (it is the price): {accept}", f"Reject (keep it out): {reject}"]
         details = {"provider": provider, "offer_key": offer_key, "gpu_model": h["gpu_model"],
-                   "gpu_count": h["gpu_count"], "billing": h["billing"], "held_price_per_hour": h["price_per_hour"],
+                   "comparable_class": h["comparable_class"], "gpu_count": h["gpu_count"], "billing": h["billing"], "held_price_per_hour": h["price_per_hour"],
                    "price_text": h["price_text"], "held_reason": h["held_reason"], "observed_at": h["observed_at"],
                    "offer_run_id": h["run_id"], "source_url": h["source_url"], "warc_file": h["warc_file"],
                    "warc_record_id": h["warc_record_id"],

@@ -164,7 +164,7 @@ def _undercut(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
         claims = [c for c in _citing_claims(run, pick["provider"], pick["offer_key"])
                   if any(c["claim_id"] == k[0] for k, _, _ in items)]
         held = _held(moves, [pick_s])
-        lines = [_L("The cheapest ", S(pick["gpu_model"]), f" x{pick['gpu_count']} ", S(pick["billing"]),
+        lines = [_L("The cheapest ", S(pick["comparable_class"] or pick["gpu_model"]), f" x{pick['gpu_count']} ", S(pick["billing"]),
                     " offer is now ", S(pick["provider"]), " ", S(pick["offer_key"]),
                     f" at ${_money(pick['price_per_hour'])}/h, {-pct:.2f}% below the cited ", S(cited["provider"]),
                     " ", S(cited["offer_key"]), f" at ${_money(cited['price_per_hour'])}/h "
@@ -178,6 +178,7 @@ def _undercut(con, run: _Run, moves: dict, cfg: AlertConfig) -> list[Alert]:
                    "cited_price_per_hour": cited["price_per_hour"], "provider": pick["provider"],
                    "offer_key": pick["offer_key"], "price_per_hour": pick["price_per_hour"],
                    "price_per_gpu_hour": pick["price_per_gpu_hour"], "percent": pct, "gpu_model": pick["gpu_model"],
+                   "comparable_class": pick["comparable_class"],
                    "gpu_count": pick["gpu_count"], "claims": claims, "held_for": held, "seen_at": pick["observed_at"],
                    "screen_note": note[0] if note else None,
                    "source_url": pick["source_url"], "warc_file": pick["warc_file"], "warc_record_id": pick["warc_record_id"]}

@@ -154,9 +154,11 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | N
     previous: one row per (provider, offer_key) seen in the provider's previous successful run,
     with ``trusted_price`` (the last trusted price per hour), ``last_price`` and ``last_held``
     (its reading then, and whether it was held).
-    cited: per GPU model, count and billing, the cheapest offer the published claims cite now
-    (``cited``, ``cited_price`` per hour): a never-trusted offer below it is held like a jump
-    (a placeholder price on a new tier must not become "the cheapest" of a page at once).
+    cited: per GPU model and form factor (each pair of the run's offers: warehouse/sql/cited_prices.sql
+    gives each the cited prices of its comparable class), count and billing, the cheapest offer the
+    published claims cite now (``cited``, ``cited_price`` per hour): a never-trusted offer below it
+    is held like a jump (a placeholder price on a new tier must not become "the cheapest" of a page
+    at once); an offer of another class (an H100 NVL below a cited H100 SXM) is not compared.
     """
     out = offers.copy()
     n = len(out)
@@ -233,18 +235,24 @@ def screen(offers: pd.DataFrame, previous: pd.DataFrame, cited: pd.DataFrame | N
                    "held until the provider's next run confirms it")
     if cited is not None and len(cited):
         cites = {}
-        for m, c, b, who, at in zip(cited["gpu_model"].tolist(), cited["gpu_count"].tolist(),
-                                    cited["billing"].tolist(), cited["cited"].tolist(), cited["cited_price"].tolist()):
+        for m, f, c, b, who, at in zip(cited["gpu_model"].tolist(), cited["form_factor"].tolist(),
+                                       cited["gpu_count"].tolist(), cited["billing"].tolist(),
+                                       cited["cited"].tolist(), cited["cited_price"].tolist()):
             if c is not None and c == c:
-                cites.setdefault((m, int(c), b), (who, float(at)))
+                cites.setdefault((m, _text(f), int(c), b), (who, float(at)))
         counts = out["gpu_count"].tolist()
+        forms = [_text(f) for f in out["form_factor"].tolist()] if "form_factor" in out else [None] * n
         never_trusted = candidates & ~confirmed & ~(trusted > 0) & np.array([m is not None for m in models])
         for i in np.flatnonzero(never_trusted):
-            match = cites.get((models[i], int(counts[i]), billings[i]))
+            match = cites.get((models[i], forms[i], int(counts[i]), billings[i]))
             if match and price[i] < match[1]:
                 held[i] = (f"first seen at ${price[i]:g}/h, below the ${match[1]:g}/h a published claim "
                            f"cites ({match[0]}); held until the provider's next run confirms it")
     return _with_verdicts(out, held, note)
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def may_cite(offers: pd.DataFrame, previous: pd.DataFrame | None) -> bool:
