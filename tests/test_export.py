@@ -58,7 +58,7 @@ def test_parquet_is_one_file_per_dataset_with_a_manifest(parquet):
     out, stdout = parquet
     assert "offers: 9 rows, 1 file(s)" in stdout
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["pricewatch_export"] == ex.EXPORT_VERSION == 2 and manifest["format"] == "parquet"
+    assert manifest["pricewatch_export"] == ex.EXPORT_VERSION == 3 and manifest["format"] == "parquet"
     assert sorted(p.name for p in (out / "offers").iterdir()) == ["data_0.parquet"]
     # the marts too (issue 21 item 6)
     assert {"cheapest_offer_daily", "provider_price_index", "source_freshness", "provider_runs"} <= set(manifest["datasets"])
@@ -89,6 +89,19 @@ def test_the_parquet_reads_back_with_the_declared_columns_and_values(parquet):
     assert b200 == [("2026-10-27", 43.46, "$43.46"), ("2026-10-30", 43.46, "$43.46")]
     claims = records(out, "claims")
     assert len(claims) == 3 * len({r["claim_id"] for r in claims})   # every claim in each of the 3 runs
+
+
+def test_every_offer_spell_and_mart_row_carries_its_comparable_class(parquet):
+    # v3: the history's offers are "H100 SXM" labels (gpu_catalog.yaml: H100 classes_by form_factor)
+    # and Massed Compute's "B200 SXM6" (B200 is one class); the marts compare one class per row.
+    out, _ = parquet
+    offers = {(r["gpu_model"], r["form_factor"], r["comparable_class"]) for r in records(out, "offers")}
+    assert offers == {("H100", "SXM", "H100 SXM"), ("B200", "SXM", "B200")}
+    spells = {(r["gpu_model"], r["comparable_class"]) for r in records(out, "price_history")}
+    assert spells == {("H100", "H100 SXM"), ("B200", "B200")}
+    for mart in ("cheapest_offer_daily", "provider_price_index"):
+        got = {(r["gpu_model"], r["comparable_class"]) for r in records(out, mart)}
+        assert got == {("H100", "H100 SXM"), ("B200", "B200")}, mart
 
 
 def test_parquet_uses_only_types_every_reader_knows(parquet):

@@ -54,7 +54,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The export's column set of each version (sha256 of its datasets' names and types, in order).
 #: A new version adds a line; a shipped version's line is never edited.
 EXPORT_FINGERPRINTS = {1: "cefaf7d609d1889e0662f4ffe02c8065e1de211f556f7ff57cdc4df83ad3ba49",
-                       2: "c183343d2e3e736d875ca294400b744ccf7d0eb06ae966d6bfb54a9e46d4d07a"}   # v2: DOUBLE prices, the marts
+                       2: "c183343d2e3e736d875ca294400b744ccf7d0eb06ae966d6bfb54a9e46d4d07a",   # v2: DOUBLE prices, the marts
+                       3: "755ae5b0c19a52a779fcdba63f098298a1def3896f199786b99ef4ec892da2c7"}   # v3: comparable_class
 
 
 def stored_types(fields) -> set[tuple[str, str]]:

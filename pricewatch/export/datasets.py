@@ -34,7 +34,11 @@ from pathlib import Path
 #: snapshot_date a DATE column inside each Parquet file (one file per dataset, no Hive folders,
 #: so pandas reads dates, not partition strings), and the marts added. v1 (DECIMAL(18,6), Hive
 #: partitions, three datasets) is its fingerprint in tests/test_record_contract.py.
-EXPORT_VERSION = 2
+#: v3 (issue 23): each offer's, price spell's and mart row's comparable_class (the macro
+#: comparable_class: "H100 SXM", "H100 NVL", "B200"); the marts compare one class per row, so a v2
+#: cheapest_offer_daily or provider_price_index could hold two rows of one (day, gpu_model, ...)
+#: that only the class tells apart. v2's fingerprint stays in tests/test_record_contract.py.
+EXPORT_VERSION = 3
 MANIFEST = "manifest.json"
 FORMATS = ("parquet", "csv")
 SINCE_ALL = date(1, 1, 1)
@@ -56,8 +60,9 @@ _EVIDENCE = (("source_url", "VARCHAR", "the page or API the price was read from"
              ("warc_file", "VARCHAR", "the WARC file holding the archived response"),
              ("warc_record_id", "VARCHAR", "WARC-Record-ID of the archived response"))
 
-#: The columns of the offers dataset that are not offer fields (from runs and provider_runs).
-OFFERS_EXPORT_ONLY = ("snapshot_date", "provider_run_status")
+#: The columns of the offers dataset that are not offer fields (from runs and provider_runs, and
+#: the class the warehouse's macro gives the offer).
+OFFERS_EXPORT_ONLY = ("snapshot_date", "provider_run_status", "comparable_class")
 
 #: dataset -> its columns, in order, format v{EXPORT_VERSION} (frozen). The first column is the
 #: partition key (snapshot_date).
@@ -72,6 +77,7 @@ DATASETS: dict[str, tuple[Column, ...]] = {
         ("gpu_count", "INTEGER", "GPUs per instance"),
         ("vram_gb", "DOUBLE", "VRAM per GPU, GB"),
         ("form_factor", "VARCHAR", "SXM | PCIe | NVL | unknown"),
+        ("comparable_class", "VARCHAR", "what \"cheapest\" compares: the model, split by form factor where the catalog says (H100 SXM, H100 NVL); empty = unknown GPU"),
         ("billing", "VARCHAR", "on-demand | spot | reserved | marketplace"),
         ("tier", "VARCHAR", "the provider's own tier"),
         ("reserved_term", "VARCHAR", "billing reserved: the term"),
@@ -98,6 +104,8 @@ DATASETS: dict[str, tuple[Column, ...]] = {
         ("provider", "VARCHAR", "provider (spider name)"),
         ("offer_key", "VARCHAR", "the offer's key within its provider"),
         ("gpu_model", "VARCHAR", "canonical GPU model"),
+        ("form_factor", "VARCHAR", "SXM | PCIe | NVL | unknown"),
+        ("comparable_class", "VARCHAR", "what \"cheapest\" compares: the model, split by form factor where the catalog says (H100 SXM, H100 NVL); empty = unknown GPU"),
         ("gpu_count", "INTEGER", "GPUs per instance"),
         ("billing", "VARCHAR", "on-demand | spot | reserved | marketplace"),
         ("tier", "VARCHAR", "the provider's own tier"),
@@ -136,6 +144,7 @@ DATASETS: dict[str, tuple[Column, ...]] = {
     # ---- the marts (warehouse/views/<name>.yaml documents each column) ----
     "cheapest_offer_daily": _cols(
         ("day", "DATE", "the day (UTC)"), ("gpu_model", "VARCHAR", "canonical GPU model"),
+        ("comparable_class", "VARCHAR", "the comparable class compared (one per row)"),
         ("gpu_count", "INTEGER", "GPUs per instance"), ("billing", "VARCHAR", "on-demand | spot | reserved | marketplace"),
         ("min_price_per_hour", _PRICE, "the cheapest USD price per instance-hour in force that day"),
         ("median_price_per_hour", _PRICE, "the median USD price per instance-hour in force that day"),
@@ -146,7 +155,9 @@ DATASETS: dict[str, tuple[Column, ...]] = {
     ),
     "provider_price_index": _cols(
         ("day", "DATE", "the day (UTC)"), ("provider", "VARCHAR", "provider (spider name)"),
-        ("gpu_model", "VARCHAR", "canonical GPU model"), ("billing", "VARCHAR", "billing"),
+        ("gpu_model", "VARCHAR", "canonical GPU model"),
+        ("comparable_class", "VARCHAR", "the comparable class compared (one per row)"),
+        ("billing", "VARCHAR", "billing"),
         ("provider_min_per_gpu_hour", _PRICE, "the provider's cheapest USD per GPU-hour"),
         ("provider_median_per_gpu_hour", _PRICE, "the provider's median USD per GPU-hour"),
         ("provider_offers", "BIGINT", "the provider's offers"),

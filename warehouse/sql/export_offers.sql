@@ -4,6 +4,7 @@
 -- pricewatch/export/datasets.py, which checks this query against it).
 SELECT r.snapshot_date,
        o.run_id, o.provider, o.offer_key, o.gpu_label, o.gpu_model, o.gpu_count, o.vram_gb, o.form_factor,
+       comparable_class(o.gpu_model, o.form_factor) AS comparable_class,
        o.billing, o.tier, o.reserved_term, o.self_service, o.region, o.currency, o.price_unit,
        CAST(o.price_per_hour AS DOUBLE) AS price_per_hour, CAST(o.price_per_gpu_hour AS DOUBLE) AS price_per_gpu_hour, o.is_priced, o.price_text, o.price_raw, o.availability,
        o.is_aggregator, o.observed_at, pr.status AS provider_run_status, o.held_reason, o.screen_note,

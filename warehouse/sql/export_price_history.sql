@@ -3,7 +3,7 @@
 -- that started it, for `pricewatch export` (dataset "price_history"; column set in
 -- pricewatch/export/datasets.py).
 SELECT r.snapshot_date,
-       h.provider, h.offer_key, h.gpu_model, h.gpu_count, h.billing, h.tier,
+       h.provider, h.offer_key, h.gpu_model, h.form_factor, h.comparable_class, h.gpu_count, h.billing, h.tier,
        CAST(h.price_per_hour AS DOUBLE) AS price_per_hour, CAST(h.price_per_gpu_hour AS DOUBLE) AS price_per_gpu_hour, h.price_text, h.started_by,
        h.valid_from, h.valid_to, h.last_seen_at, CAST(h.observations AS BIGINT) AS observations, h.first_run_id
 FROM offer_price_history h
