@@ -286,6 +286,17 @@ def prefect_server(tmp_path_factory):
         prefect_processes.stop_group(proc)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def flows_without_heartbeats():
+    """Flows run in a test process send no heartbeat, as `pricewatch run`'s do
+    (pricewatch/cli/run.py `_no_flow_heartbeats`): each flow run's end otherwise waits up to 1 s
+    for the heartbeat thread's sleep. A test that needs heartbeats (a worker's crawl runs watched
+    by the crash automation) sets PREFECT_FLOWS_HEARTBEAT_FREQUENCY in that worker's environment."""
+    from pricewatch.cli.run import _no_flow_heartbeats
+    with _no_flow_heartbeats():
+        yield
+
+
 @pytest.fixture
 def on_prefect(prefect_server, monkeypatch):
     """Flows called in this process run against the session's server."""

@@ -127,7 +127,10 @@ def single(night, tmp_path_factory, prefect_server):
     return db_file
 
 
+@pytest.mark.slow   # seven flow runs (~20 s); the fast suite's bundle tests are the ones above
 def test_three_crawl_groups_then_one_load_give_the_single_machine_warehouse(night, single, tmp_path, on_prefect):
+    """The flows in one process, a local folder between them (tests/test_several_machines.py
+    runs the same on two work pools, separate workers and S3)."""
     from flows.crawl import crawl
     from flows.load import load
     url = f"file://{tmp_path}/bundles"

@@ -25,8 +25,8 @@ def pricewatch(*args, env=None, timeout=240, clean=False):
 @pytest.fixture(scope="module")
 def loaded_db(tmp_path_factory, prefect_server):
     """One nightly run through the CLI (Prefect flow on the session's Prefect server, its lines
-    to a log file), then a rerun. Returns the path, the first run, the counts after it, the
-    rerun, and the log file."""
+    to a log file). Returns the path, the run, the counts after it, the arguments of the run
+    and the log file."""
     path = tmp_path_factory.mktemp("cli") / "pw.duckdb"
     seeds = tmp_path_factory.mktemp("seeds")   # the two seed sources' shipped captures, one run
     for p in ("massed_compute", "thunder_compute"):
@@ -37,8 +37,7 @@ def loaded_db(tmp_path_factory, prefect_server):
     first = pricewatch(*args, "--log-file", str(log), env={**on_server, "COLUMNS": "200"}, clean=True)
     counts = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
                         "--db", str(path), "--format", "json")
-    second = pricewatch(*args, env=on_server, clean=True)
-    return path, first, counts, second, log
+    return path, first, counts, (args, on_server), log
 
 
 def test_run_loads_the_replay_and_exits_zero(loaded_db):
@@ -47,8 +46,10 @@ def test_run_loads_the_replay_and_exits_zero(loaded_db):
     assert "massed_compute" in first.stdout and "thunder_compute" in first.stdout
 
 
+@pytest.mark.slow   # a second CLI run (~10 s); the flow's own rerun is tests/test_claims_flow.py's
 def test_rerun_of_the_same_replay_changes_nothing(loaded_db):
-    path, _, counts_before, second, _ = loaded_db
+    path, _, counts_before, (args, on_server), _ = loaded_db
+    second = pricewatch(*args, env=on_server, clean=True)
     assert second.returncode == 0, second.stderr
     assert "already loaded" in second.stdout
     after = pricewatch("query", "SELECT (SELECT count(*) FROM runs) r, (SELECT count(*) FROM offers) o",
@@ -194,26 +195,27 @@ def test_explore_opens_harlequin_read_only_on_a_snapshot(empty_db, monkeypatch):
 
 
 def test_query_reads_sql_from_a_file_stdin_and_after_leading_comments(tmp_path):
-    """issue 21 item 9: `query -f FILE`, SQL piped in, and SQL that starts with a -- comment."""
-    import subprocess
-    import sys
+    """issue 21 item 9: `query -f FILE`, SQL piped in, and SQL that starts with a -- comment
+    (in-process: the arguments and standard input are parsed as a shell would hand them over)."""
+    from typer.testing import CliRunner
+
+    from pricewatch.cli.main import app
     db = tmp_path / "w.duckdb"
     con = duckdb.connect(str(db))
     con.close()
-    exe = [sys.executable, "-m", "pricewatch.cli", "query", "--db", str(db), "--format", "csv"]
     def run(*args, stdin=None):
-        return subprocess.run(exe + list(args), input=stdin, capture_output=True, text=True, timeout=60)
+        return CliRunner().invoke(app, ["query", "--db", str(db), "--format", "csv", *args], input=stdin)
     done = run("-- the answer\nSELECT 42 AS answer")
-    assert (done.returncode, done.stdout) == (0, "answer\n42\n"), done.stderr
+    assert (done.exit_code, done.stdout) == (0, "answer\n42\n"), done.stderr
     sql = tmp_path / "q.sql"
     sql.write_text("-- from a file\nSELECT 7 AS seven;\n")
     assert run("-f", str(sql)).stdout == "seven\n7\n"
     assert run(stdin="SELECT 3 AS three").stdout == "three\n3\n"
     assert run("-", stdin="SELECT 4 AS four").stdout == "four\n4\n"
     both = run("SELECT 1", "-f", str(sql))
-    assert both.returncode == 2 and "not both" in both.stderr
+    assert both.exit_code == 2 and "not both" in both.stderr
     empty = run(stdin="")
-    assert empty.returncode == 2 and "empty" in empty.stderr
+    assert empty.exit_code == 2 and "empty" in empty.stderr
 
 
 def test_reading_commands_wait_for_a_load_and_say_who_holds_the_lock(tmp_path):

@@ -75,15 +75,18 @@ def test_no_template_when_the_database_is_not_the_homes_sqlite_file(tmp_path, mo
 def test_the_cli_flow_runs_send_no_heartbeat_unless_asked(monkeypatch):
     """Prefect's default is `default=180` (prefect/settings/models/flows.py heartbeat_frequency);
     the heartbeat thread sleeps `time.sleep(1)` steps that each flow run's end waits for."""
-    from prefect.settings import get_current_settings
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, get_current_settings, temporary_settings
 
     from pricewatch.cli.run import _no_flow_heartbeats
     monkeypatch.delenv("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", raising=False)
-    assert get_current_settings().flows.heartbeat_frequency == 180
-    with _no_flow_heartbeats():
-        assert get_current_settings().flows.heartbeat_frequency is None
-    assert get_current_settings().flows.heartbeat_frequency == 180
-    # Asked for (the environment names a frequency): left as Prefect reads it.
-    monkeypatch.setenv("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "45")
-    with _no_flow_heartbeats():
+    # Prefect's own default, as the CLI's process starts with it (this suite's flows run without
+    # heartbeats: tests/conftest.py flows_without_heartbeats).
+    with temporary_settings(restore_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY}):
         assert get_current_settings().flows.heartbeat_frequency == 180
+        with _no_flow_heartbeats():
+            assert get_current_settings().flows.heartbeat_frequency is None
+        assert get_current_settings().flows.heartbeat_frequency == 180
+        # Asked for (the environment names a frequency): left as Prefect reads it.
+        monkeypatch.setenv("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "45")
+        with _no_flow_heartbeats():
+            assert get_current_settings().flows.heartbeat_frequency == 180
