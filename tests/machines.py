@@ -63,6 +63,11 @@ class S3Server:
 
     def start(self, bucket: bool = True) -> "S3Server":
         self._server.start()
+        # moto keeps its buckets in the process, not in the server: an earlier test's server in
+        # this pytest worker left its objects in the same bucket. Start empty.
+        import urllib.request
+        urllib.request.urlopen(urllib.request.Request(f"{self.env['AWS_ENDPOINT_URL']}/moto-api/reset",
+                                                      method="POST"), timeout=10).close()
         if bucket:
             import boto3
             boto3.client("s3", endpoint_url=self.env["AWS_ENDPOINT_URL"], region_name="us-east-1",
