@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from prefect import flow, get_run_logger
 from prefect.futures import as_completed
-from prefect.states import Failed
+from prefect.states import Failed, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.bundle_tasks import judge_bundle, local_bundle
@@ -56,8 +58,48 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
     write_report: write the editor's report (<db folder>/report/) after the run; a replay of many
                   dated folders writes it after the last one only.
     """
-    logger = get_run_logger()
     db_path = db_path or db.default_db_path()
+
+    def opened() -> dict:   # while the crawls run: migrate, store spooled runs, read the history
+        warehouse = open_warehouse(db_path)
+        _after_load(db_path, warehouse["unspooled"])
+        return warehouse
+
+    night = judge_night(replay, as_of, archive_dir, providers, opened)
+    run, warehouse = night.run, night.warehouse
+    stored = load_run(db_path, run, *night.frames)
+    if not replay:   # after the load: packaging the evidence never delays storing the night
+        _package_run(warehouse.get("warc_files") or [], Path(archive_dir), run["run_id"])
+    if stored.spool:
+        # Nothing of this run is in the warehouse yet: claims and alerts wait for the next run.
+        summary = {
+            "run_id": run["run_id"], "status": run["status"], "loaded": False, "spooled": stored.spool,
+            "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
+            "providers": provider_summaries(night.outcomes),
+            "claims": None, "alerts": None, "error": stored.error,
+        }
+        return Failed(message=stored.error, data=RunFailed(stored.error, summary))
+    _after_load(db_path, stored.unspooled)
+    return finish_night(db_path, night, stored.loaded, write_report,
+                        list(warehouse.get("unspooled") or []) + list(stored.unspooled or []))
+
+
+@dataclass
+class JudgedNight:
+    """One night crawled (or replayed) and judged, not stored yet: its run row and frames
+    (judge.build_run), its providers' outcomes and what opening the warehouse gave."""
+    run: dict
+    frames: tuple   # provider_runs, offers, facts
+    outcomes: list
+    warehouse: dict
+
+
+def judge_night(replay: str | None, as_of: str | None, archive_dir: str, providers: list[str] | None,
+                open_history: Callable[[], dict]) -> JudgedNight:
+    """A night's crawls and their judging, inside a flow: the nightly's and a one-transaction
+    backfill's (flows/backfill.py). ``open_history()`` is called once the crawls have started and
+    returns at least {"history": the item counts the run monitors compare with, or None}."""
+    logger = get_run_logger()
     started = datetime.now(timezone.utc)
     as_of_dt = parse_as_of(as_of)
     mode = "replay" if replay else "live"
@@ -87,8 +129,7 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
         futures = {p: crawl.submit(p, workdir, replay, None if replay else archive_dir, shared=True)
                    for p in browser + http}
         try:
-            warehouse = open_warehouse(db_path)
-            _after_load(db_path, warehouse["unspooled"])
+            warehouse = open_history()
             # Every crawl goes through the run-bundle format (pricewatch/collect/bundles.py), here in
             # a local folder, as a crawl on another machine reaches the load (flows/load.py).
             night = bundles.replay_night(Path(replay), scan.captured_at) if replay else bundles.night_key(started)
@@ -102,40 +143,35 @@ def nightly(db_path: str | None = None, replay: str | None = None, as_of: str | 
                                                           Path(replay) if replay else None, _flow_run_id(),
                                                           captured_at=captured,
                                                           known_providers=replays.all_providers())
-    stored = load_run(db_path, run, provider_runs, offers, facts)
-    if not replay:   # after the load: packaging the evidence never delays storing the night
-        _package_run(warehouse.get("warc_files") or [], Path(archive_dir), run["run_id"])
-    loaded = stored.loaded
-    if stored.spool:
-        # Nothing of this run is in the warehouse yet: claims and alerts wait for the next run.
-        summary = {
-            "run_id": run["run_id"], "status": run["status"], "loaded": False, "spooled": stored.spool,
-            "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
-            "providers": {o.provider: {"status": o.status, "offers": len(o.offers), "error": o.error,
-                                       "warnings": o.warnings, "monitors": o.monitors,
-                                       "duration_s": o.duration_s}
-                          for o in outcomes},
-            "claims": None, "alerts": None, "error": stored.error,
-        }
-        return Failed(message=stored.error, data=RunFailed(stored.error, summary))
-    _after_load(db_path, stored.unspooled)
+    return JudgedNight(run, (provider_runs, offers, facts), outcomes, warehouse)
+
+
+def finish_night(db_path: str, night: JudgedNight, loaded: bool, write_report: bool,
+                 unspooled: list[str]) -> State:
+    """After a night is stored (now or before): its claims, its alerts derived and every pending
+    one delivered, then its summary, artifacts, notice and report (flows/run_report.py)."""
+    run = night.run
     claims = evaluate_claims(db_path, run["run_id"])
     alerts = {**derive_alerts(db_path, run["run_id"]), **deliver_alerts(db_path)}
     summary = {
         "run_id": run["run_id"], "status": run["status"], "loaded": loaded,
         "observed_at": run["observed_at"].isoformat(), "db": str(db_path),
-        "providers": {o.provider: {"status": o.status, "offers": len(o.offers), "error": o.error,
-                                   "warnings": o.warnings, "monitors": o.monitors,
-                                   "duration_s": o.duration_s}
-                      for o in outcomes},
+        "providers": provider_summaries(night.outcomes),
         "claims": claims,
         "alerts": alerts,
         "write_report": write_report,
-        "unspooled": list(warehouse.get("unspooled") or []) + list(stored.unspooled or []),
+        "unspooled": unspooled,
     }
-    logger.info("run %s: %s%s", run["run_id"], run["summary"],
-                "" if loaded else " (already in the warehouse: nothing changed)")
+    get_run_logger().info("run %s: %s%s", run["run_id"], run["summary"],
+                          "" if loaded else " (already in the warehouse: nothing changed)")
     return finish_run(summary)
+
+
+def provider_summaries(outcomes: list) -> dict:
+    """Each provider's part of a run summary."""
+    return {o.provider: {"status": o.status, "offers": len(o.offers), "error": o.error,
+                         "warnings": o.warnings, "monitors": o.monitors, "duration_s": o.duration_s}
+            for o in outcomes}
 
 
 def _judge_crawls(futures: dict, warehouse: dict, unreadable: dict[str, str], scan, order: list[str],

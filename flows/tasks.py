@@ -151,6 +151,27 @@ def load_run(db_path: str, run: dict, provider_runs, offers, facts) -> LoadResul
         return LoadResult(False, spool=str(path), error=msg)
 
 
+@task(name="load-runs", cache_policy=NO_CACHE)
+def load_runs(db_path: str, runs: list[tuple]) -> list[str]:
+    """A backfill's runs (each (run, provider_runs, offers, facts), in snapshot order) stored in
+    ONE transaction, all or nothing (warehouse/load.py load_runs); those already stored are
+    skipped. Returns the run ids stored now. A failure raises: unlike one night's load, nothing
+    is spooled, the backfill is simply run again."""
+    with db.session(db_path, wait_s=db.load_wait_s()) as con:
+        return store.load_runs(con, runs)
+
+
+@task(name="stored-runs")
+def stored_runs(db_path: str) -> set[str]:
+    """The run ids the warehouse holds (a backfill's nights already stored add nothing to the
+    item history it keeps in memory); none when another process holds the lock."""
+    try:
+        with db.session(db_path, wait_s=db.history_wait_s()) as con:
+            return {r for (r,) in con.execute("SELECT run_id FROM runs").fetchall()}
+    except db.WarehouseLocked:
+        return set()
+
+
 # The steps after the load wait for the warehouse lock like the load does (bounded), instead
 # of Prefect retries.
 @task(name="evaluate-claims")

@@ -131,7 +131,11 @@ PROVIDER_RUN_COLUMNS = [name for name, _ in PROVIDER_RUNS_TABLE_V2_FIELDS]
 FACT_COLUMNS = [name for name, _ in SOURCE_FACTS_TABLE_V1_FIELDS]
 
 
-def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = 5) -> dict[str, list[int]]:
+#: How many of each provider's last successful runs the run monitors compare with.
+HISTORY_RUNS = 5
+
+
+def recent_item_counts(con: duckdb.DuckDBPyConnection, limit: int = HISTORY_RUNS) -> dict[str, list[int]]:
     """Item counts of each provider's last successful runs, newest first (for the run monitors)."""
     rows = con.execute("""
         SELECT provider, list(item_count ORDER BY observed_at DESC)[1:?]

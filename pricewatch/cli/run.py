@@ -63,11 +63,15 @@ def run(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Prefect's flow and task log lines on the console too"),
     log_file: Optional[Path] = typer.Option(None, "--log-file", help="where Prefect's log lines go (default: "
                                             "<warehouse folder>/logs/run-<UTC time>.log)"),
+    one_transaction: bool = typer.Option(False, "--one-transaction", help="with a --replay of several dated "
+                                         "folders: judge them all first, then store every run in ONE "
+                                         "transaction (all or nothing; rerun after a failure)"),
 ):
     """Run the nightly job once: crawl (or replay), validate, load into DuckDB.
 
     --replay takes a WARC file, a folder of WARC files (one run), or a folder of dated folders
-    such as captures/ (one run per date, oldest first).
+    such as captures/ (one run per date, oldest first); --one-transaction stores those runs
+    together, all or nothing (the backfill flow, flows/backfill.py).
     Prints one line per provider as its crawl is judged, then each run's summary (claims,
     alerts raised and delivered); Prefect's log lines go to the log file unless --verbose.
     Exits 0 when at least one provider succeeded in every run, 1 when a run had none.
@@ -76,15 +80,16 @@ def run(
     # Started first: the Prefect server comes up while the checks below import and read.
     server = run_server.early_server()
     try:
-        batches = _check_run(replay, db, as_of, archive_dir, provider)
+        batches = _check_run(replay, db, as_of, archive_dir, provider, one_transaction)
     except BaseException:
         if server is not None:
             run_server.stop_run_server(server)
         raise
-    _run_batches(server, batches, db, as_of, archive_dir, provider or None, verbose, log_file)
+    _run_batches(server, batches, db, as_of, archive_dir, provider or None, verbose, log_file,
+                 replay if one_transaction else None)
 
 
-def _check_run(replay, db, as_of, archive_dir, provider) -> list[tuple[Path | None, list[str]]]:
+def _check_run(replay, db, as_of, archive_dir, provider, one_transaction=False) -> list[tuple[Path | None, list[str]]]:
     """Refuses bad input before anything runs; the runs to do, each with its providers."""
     known = _known_providers()
     unknown = [p for p in provider or [] if p not in known]
@@ -94,17 +99,23 @@ def _check_run(replay, db, as_of, archive_dir, provider) -> list[tuple[Path | No
     check_db_writable(db)
     if as_of and not replay:
         fail("--as-of only applies to a replay (a live run is observed now)")
+    if one_transaction and not replay:
+        fail("--one-transaction only applies to a --replay of several dated folders")
     if replay:
         batches = _replay_batches(replay, provider or None)
         if as_of and len(batches) > 1:
             fail(f"--as-of needs a single capture set; {replay} holds {len(batches)} dated folders")
+        if one_transaction and len(batches) < 2:
+            fail(f"--one-transaction needs a --replay of several dated folders; {replay} is one run")
         return batches
     if archive_dir.exists() and not archive_dir.is_dir():
         fail(f"--archive-dir {archive_dir} is a file, not a folder")
     return [(None, [])]
 
 
-def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log_file) -> None:
+def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log_file, together=None) -> None:
+    """Each run in turn (a nightly flow each), or with ``together`` (the --replay folder of a
+    --one-transaction run) the backfill flow over it, storing them all at once."""
     from pricewatch.cli import run_view
     from pricewatch.collect import crawl_ahead
     from pricewatch.collect.replays import uses_browser
@@ -140,7 +151,9 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
             stack.enter_context(run_guard.run_services(echo=echo, server=early.pop() if early else None, guard=guard))
             stack.enter_context(run_view.show_progress(out))
             stack.enter_context(_no_flow_heartbeats())
-            for i, (batch, _) in enumerate(batches):
+            if together is not None:
+                ok = _run_together(together, [b for b, _ in batches], db_file, provider, out)
+            for i, (batch, _) in enumerate(batches if together is None else []):
                 if batch is not None and len(batches) > 1:
                     out.print(esc(f"{batch}:"), soft_wrap=True, highlight=False)
                 # return_state: a run where every provider failed ends Failed but still has a summary.
@@ -158,6 +171,28 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
         fail(f"run stopped by {stop.name}: its crawls and Prefect server (if it started one) are stopped; "
              "a load cut short is rolled back, runs already loaded stay", 128 + stop.signum)
     raise typer.Exit(0 if ok else 1)
+
+
+def _run_together(replay: Path, batches: list[Path], db_file: Path, provider, out: Console) -> bool:
+    """The backfill flow in one transaction; each run's block as a nightly's. Folders the checks
+    above skipped (noted there) are left out here too."""
+    from flows.backfill import backfill
+    state = backfill(archives=str(replay), db_path=str(db_file), providers=provider, one_transaction=True,
+                     return_state=True)
+    results = state.result(raise_on_failure=False)
+    if not isinstance(results, list):   # nothing stored: the state says why
+        fail(state.message or f"backfill ended {state.name}", 1)
+    ok = True
+    for r in (r for r in results if Path(replay) / r["snapshot"] in batches):
+        out.print(esc(f"{Path(replay) / r['snapshot']}:"), soft_wrap=True, highlight=False)
+        summary = r["summary"]
+        if "providers" not in summary:   # the folder could not be judged
+            say(r["message"])
+            ok = False
+            continue
+        _print_summary(summary, out)
+        ok = ok and any(p["status"] == "ok" for p in summary["providers"].values())
+    return ok
 
 
 def _known_providers() -> list[str]:

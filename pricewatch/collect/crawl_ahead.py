@@ -61,8 +61,11 @@ class prefetch:
         import tempfile
         self._dir = tempfile.TemporaryDirectory(prefix="pricewatch-crawl-ahead-")
         root = Path(self._dir.name)
-        crawls = [(f"{n}-{p}", p, Path(replay)) for n, (replay, providers) in enumerate(replays)
-                  for p in providers]
+        # A crawl some caller already started ahead (`pricewatch run` before the backfill flow it
+        # calls) is not started again: its flow takes that one.
+        with _AHEAD_LOCK:
+            crawls = [(f"{n}-{p}", p, Path(replay)) for n, (replay, providers) in enumerate(replays)
+                      for p in providers if (p, str(Path(replay).resolve())) not in _AHEAD]
         http = [c for c in crawls if not browser(c[1])]
         rendered = [c for c in crawls if browser(c[1])][:max(0, crawl_process.SEPARATE_CRAWLS)]
         self.groups = [CrawlGroup([], root / "http", crawls=http, timeout_s=timeout_s)]
