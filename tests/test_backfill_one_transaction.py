@@ -77,38 +77,15 @@ def _run_ids(db_path) -> list[str]:
         con.close()
 
 
-def test_one_transaction_gives_the_per_folder_warehouse_and_a_rerun_stores_nothing(tmp_path, on_prefect):
+def test_one_transaction_is_all_or_nothing_and_gives_the_per_folder_warehouse(tmp_path, on_prefect, monkeypatch):
+    import warehouse.load as load
     archives = _archives(tmp_path)
     each, together = tmp_path / "each" / "w.duckdb", tmp_path / "together" / "w.duckdb"
     state = backfill(archives=str(archives), db_path=str(each), write_report=False, return_state=True)
     assert state.is_completed(), state.message
-    state = backfill(archives=str(archives), db_path=str(together), one_transaction=True, write_report=False,
-                     return_state=True)
-    assert state.is_completed(), state.message
-    results = state.result()
-    assert [(r["snapshot"], r["state"], r["status"], r["loaded"]) for r in results] == [
-        ("2026-10-29", "Completed", "ok", True), ("2026-11-05", "Completed", "ok", True),
-        ("2026-11-12", "Completed", "ok", True)]
-    # The third night's price move is alerted as news, as the per-folder backfill alerts it.
-    assert results[2]["summary"]["alerts"]["raised"] >= 1
-    assert len(_run_ids(together)) == 3
-    # Every table and view the same (compare_replays' dump leaves out wall-clock columns:
-    # started_at/finished_at of runs, created_at of alerts, flow_run_id, ...).
-    assert differences(each, together) == []
 
-    again = backfill(archives=str(archives), db_path=str(together), one_transaction=True, write_report=False,
-                     return_state=True)
-    assert again.is_completed(), again.message
-    assert [r["loaded"] for r in again.result()] == [False, False, False]
-    assert differences(each, together) == []
-
-
-def test_a_failed_store_stores_no_run_and_a_rerun_stores_all(tmp_path, on_prefect, monkeypatch):
-    import warehouse.load as load
-    archives = _archives(tmp_path)
-    db_path = tmp_path / "w.duckdb"
-    real = load._store_run
-    calls = []
+    # A failure in the middle of the store: none of the three runs is stored, the state says why.
+    real, calls = load._store_run, []
 
     def second_fails(*args, **kwargs):
         calls.append(1)
@@ -117,17 +94,44 @@ def test_a_failed_store_stores_no_run_and_a_rerun_stores_all(tmp_path, on_prefec
         return real(*args, **kwargs)
 
     monkeypatch.setattr(load, "_store_run", second_fails)
-    state = backfill(archives=str(archives), db_path=str(db_path), one_transaction=True, write_report=False,
+    state = backfill(archives=str(archives), db_path=str(together), one_transaction=True, write_report=False,
                      return_state=True)
-    assert state.is_failed()
+    assert state.is_failed() and len(calls) == 2
     assert "disk full while storing the second run" in state.message and "none of its 3 runs stored" in state.message
-    assert _run_ids(db_path) == []
+    assert _run_ids(together) == []
 
+    # The rerun with the fault gone stores all three, as the per-folder backfill stored them.
     monkeypatch.setattr(load, "_store_run", real)
-    state = backfill(archives=str(archives), db_path=str(db_path), one_transaction=True, write_report=False,
+    state = backfill(archives=str(archives), db_path=str(together), one_transaction=True, write_report=False,
                      return_state=True)
     assert state.is_completed(), state.message
-    assert len(_run_ids(db_path)) == 3
+    results = state.result()
+    assert [(r["snapshot"], r["state"], r["status"], r["loaded"]) for r in results] == [
+        ("2026-10-29", "Completed", "ok", True), ("2026-11-05", "Completed", "ok", True),
+        ("2026-11-12", "Completed", "ok", True)]
+    # The third night's price move is alerted as news (not as a backfill's history).
+    assert results[2]["summary"]["alerts"]["raised"] >= 1
+    assert _run_ids(together) == _run_ids(each) and len(_run_ids(each)) == 3
+
+    # A rerun of a completed one-transaction backfill stores nothing new.
+    again = backfill(archives=str(archives), db_path=str(together), one_transaction=True, write_report=False,
+                     return_state=True)
+    assert again.is_completed(), again.message
+    assert [r["loaded"] for r in again.result()] == [False, False, False]
+    # Every table and view the same as per folder (compare_replays' dump leaves out wall-clock
+    # columns: started_at/finished_at of runs, created_at of alerts, flow_run_id, ...).
+    assert differences(each, together) == []
+
+
+def test_the_in_memory_history_is_the_warehouses_once_the_run_is_stored():
+    """Each provider's trusted runs' item counts, newest first, HISTORY_RUNS of them
+    (warehouse/load.py recent_item_counts); a run that is not trusted adds nothing."""
+    import pandas as pd
+
+    from flows.backfill import with_counts
+    runs = pd.DataFrame({"provider": ["a", "b", "c"], "item_count": [4, 9, 0], "trusted": [True, False, None]})
+    assert with_counts({"a": [3, 2, 1, 1, 1], "b": [7]}, runs) == {"a": [4, 3, 2, 1, 1], "b": [7]}
+    assert with_counts({}, runs.iloc[:0]) == {}
 
 
 def test_the_cli_refuses_one_transaction_without_several_dated_folders(tmp_path):
