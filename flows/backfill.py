@@ -25,6 +25,7 @@ from flows.tasks import load_runs, open_warehouse, stored_runs
 from pricewatch.collect import replays
 from pricewatch.collect.crawl_ahead import prefetch
 from pricewatch.collect.replays import scan_archive, uses_browser
+from pricewatch.collect.sources import default_providers
 from warehouse import db
 from warehouse.load import HISTORY_RUNS
 
@@ -46,8 +47,10 @@ def backfill(archives: str = "data/archive", db_path: str | None = None,
     batches = replays.replay_batches(root)
     logger.info("backfilling %d snapshot(s) from %s: %s", len(batches), root,
                 ", ".join(b.name for b in batches))
-    # Every date's spiders crawl at once (the HTTP ones in one process); each night takes its own.
-    ahead = [(b, [p for p in scan_archive(b).providers if not providers or p in providers]) for b in batches]
+    # Every date's spiders crawl at once (the HTTP ones in one process); each night takes its own:
+    # those its replay selects (a source off by default only by name).
+    ahead = [(b, [p for p in (providers or default_providers(present)) if p in present])
+             for b, present in ((b, scan_archive(b).providers) for b in batches)]
     with prefetch(ahead, browser=uses_browser):
         if one_transaction:
             results = _one_transaction(batches, db_path or db.default_db_path(), providers, write_report)
