@@ -7,7 +7,11 @@ are already loaded changes nothing and can simply be rerun after a failure.
 
 With ``one_transaction`` every folder is crawled and judged first (the nightly's own steps,
 flows/nightly.py judge_night), then all the runs are stored in ONE transaction (all or nothing),
-then each run's claims and alerts follow in snapshot order, as each nightly's would.
+then each run's claims and alerts follow in snapshot order, as each nightly's would. The one
+thing that differs from the per-folder path: the quality gate holds a never-seen offer below a
+price the claims cite (warehouse/sql/cited_prices.sql) by the claims evaluated before its run,
+and in one transaction none of the batch's runs is evaluated yet (docs/benchmarks.md, "Nightly
+load and backfill", has the one offer of captures/ this trusts at once).
 """
 
 from __future__ import annotations
