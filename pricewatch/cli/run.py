@@ -106,7 +106,7 @@ def _check_run(replay, db, as_of, archive_dir, provider, one_transaction=False) 
         if as_of and len(batches) > 1:
             fail(f"--as-of needs a single capture set; {replay} holds {len(batches)} dated folders")
         if one_transaction and len(batches) < 2:
-            fail(f"--one-transaction needs a --replay of several dated folders; {replay} is one run")
+            fail(f"--one-transaction needs a --replay of several dated folders; {replay} holds one run")
         return batches
     if archive_dir.exists() and not archive_dir.is_dir():
         fail(f"--archive-dir {archive_dir} is a file, not a folder")
