@@ -10,6 +10,7 @@ exchanges carry its own capture time, so each folder is a run of its own snapsho
 import json
 import shutil
 
+import pytest
 from typer.testing import CliRunner
 
 from flows.backfill import backfill
@@ -77,6 +78,7 @@ def _run_ids(db_path) -> list[str]:
         con.close()
 
 
+@pytest.mark.slow   # four backfills of three nights (~20 s): the fast suite keeps the two below
 def test_one_transaction_is_all_or_nothing_and_gives_the_per_folder_warehouse(tmp_path, on_prefect, monkeypatch):
     import warehouse.load as load
     archives = _archives(tmp_path)
