@@ -191,6 +191,7 @@ def test_an_older_backfill_loaded_late_is_history_and_resends_nothing(tmp_path, 
 
 # --- 2. slow receiver -----------------------------------------------------------------------
 
+@pytest.mark.slow   # real delivery timeouts, waited out (~7 s)
 def test_a_receiver_slower_than_the_timeout_gets_each_alert_exactly_once(tmp_path, caps, receivers, fault):
     slow = receivers(delay_s=3.0)
     wh = warehouse(tmp_path, urls=(slow.url,), timeout_s=1.0)

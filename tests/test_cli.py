@@ -87,6 +87,7 @@ def test_query_opens_the_database_read_only(loaded_db):
                                  "--format", "json").stdout) == [{"n": 50}]
 
 
+@pytest.mark.slow   # a whole CLI run (~10 s); the flow's Failed state is tests/test_prefect_deployment.py's
 def test_run_exits_non_zero_only_when_no_provider_succeeded(tmp_path, make_warc, prefect_server):
     # (pricewatch run's own Prefect server, started when none is named, is tested in
     # tests/test_process_faults.py; here the session's server.)
