@@ -2,7 +2,8 @@
 
 Two replayed nights through the real flow (the session's Prefect server): the two seed sources'
 shipped captures, then 2026-11-05 with Thunder Compute's A100 80GB at $1.05 instead of the $1.09 the
-page cites. The alert reaches a real webhook configured through PRICEWATCH_ALERT_URLS.
+page cites. The alert reaches a real webhook configured through PRICEWATCH_ALERT_URLS. No report is
+written (write_report=False: the editor's report of a flow run is tests/test_prefect_deployment.py's).
 """
 
 import json
@@ -31,9 +32,9 @@ def test_nightly_flow_sends_the_price_alert_and_counts_it(tmp_path, monkeypatch,
         shutil.copy(shipped("massed_compute"), night2)
         shutil.copy(Captures(tmp_path / "variants").thunder(1.05), night2 / "thunder_compute.warc.gz")
 
-        first = nightly(db_path=db_path, replay=str(night1), as_of="2026-10-29T02:00:00Z")
+        first = nightly(db_path=db_path, replay=str(night1), as_of="2026-10-29T02:00:00Z", write_report=False)
         assert first["alerts"]["raised"] == 0 and first["alerts"]["sent"] == 0
-        second = nightly(db_path=db_path, replay=str(night2), as_of="2026-11-05T02:00:00Z")
+        second = nightly(db_path=db_path, replay=str(night2), as_of="2026-11-05T02:00:00Z", write_report=False)
         # The price change and the page's claims that drifted with it (A100 citation, ratio): two
         # events, one message for the page.
         assert second["alerts"]["raised"] == 2 and second["alerts"]["messages"] == 1

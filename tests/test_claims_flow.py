@@ -10,7 +10,7 @@ def test_flow_evaluates_claims_after_load_and_a_rerun_is_a_no_op(tmp_path, on_pr
 
     db_path = str(tmp_path / "w.duckdb")
     replay = str(CAPTURES / "2026-10-31")  # Arrakis only: page 2 can be checked, page 1's prices cannot
-    first = nightly(db_path=db_path, replay=replay)
+    first = nightly(db_path=db_path, replay=replay, write_report=False)
     claims = load_rules().claims
     assert first["loaded"] is True
     counts = first["claims"]["counts"]
@@ -21,6 +21,6 @@ def test_flow_evaluates_claims_after_load_and_a_rerun_is_a_no_op(tmp_path, on_pr
     assert "no successful gpuwithcrypto run" in unverifiable["g-own-a100"]
     assert counts["holds"] >= len(page2)
 
-    again = nightly(db_path=db_path, replay=replay)
+    again = nightly(db_path=db_path, replay=replay, write_report=False)
     assert again["run_id"] == first["run_id"] and again["loaded"] is False
     assert again["claims"]["evaluated"] == 0 and again["claims"]["counts"] == counts

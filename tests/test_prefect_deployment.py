@@ -164,7 +164,7 @@ def test_a_failed_provider_completes_the_run_and_the_state_names_it_and_why(on_s
     from flows.run_report import summary_of
     received = notice_receiver(httpserver, monkeypatch)
     warc = make_warc(shipped_exchanges("massed_compute") + thunder_with_renamed_pricing_field())
-    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
+    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), write_report=False, return_state=True)
 
     assert state.is_completed()
     assert state.message.startswith("1/2 providers ok; not ok: thunder_compute: ")
@@ -192,7 +192,7 @@ def test_a_suspect_provider_sends_a_notice(on_server, make_warc, tmp_path, https
     assert n >= 23
     massed[0]["body"] = body
     warc = make_warc(massed + shipped_exchanges("thunder_compute"))
-    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
+    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), write_report=False, return_state=True)
 
     assert state.is_completed()
     assert "massed_compute: suspect" in state.message
@@ -207,7 +207,7 @@ def test_a_run_where_no_provider_succeeded_ends_failed_and_says_why(on_server, m
     from flows.run_report import RunFailed, summary_of
     received = notice_receiver(httpserver, monkeypatch)
     warc = make_warc(thunder_with_renamed_pricing_field())
-    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), return_state=True)
+    state = nightly(db_path=str(tmp_path / "w.duckdb"), replay=str(warc), write_report=False, return_state=True)
 
     assert state.is_failed()
     assert state.message.startswith("0/1 providers ok; not ok: thunder_compute: ")
