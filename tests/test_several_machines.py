@@ -208,6 +208,10 @@ def test_a_crawl_worker_killed_mid_crawl_leaves_no_partial_bundle_and_its_run_is
     wait_for(lambda: machines.state(run_id)["type"] in ("CRASHED", "SCHEDULED", "PENDING"), pp.SILENT_AFTER_S + 120,
              2, "run crashed by the server")
     assert bundles.complete(s3url, machines.s3.options) == []
+    # The second automation reacts to the Crashed state a moment later: wait for it, or the wait
+    # below would take Crashed (a final state) for the end.
+    wait_for(lambda: machines.state(run_id)["type"] in ("SCHEDULED", "PENDING", "RUNNING", "COMPLETED"), 120,
+             1, "crashed run scheduled again by the automation")
     machines.start_worker("crawl-machine-2", "pricewatch-crawl-http")
     [state] = machines.wait([run_id], timeout_s=300)
     assert state["type"] == "COMPLETED", state
