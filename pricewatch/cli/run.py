@@ -122,7 +122,6 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
     from pricewatch.server import run_guard, run_server
     db_file = check_db_writable(db)
     out = Console()
-    ok = True
     try:
         with ExitStack() as stack:
             early = [server] if server is not None else []   # until run_services takes it
@@ -137,8 +136,7 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
             stack.enter_context(crawl_ahead.prefetch([(b, present) for b, present in batches if b is not None],
                                                      browser=uses_browser))
             _quiet_prefect()
-            from flows.nightly import nightly, parse_as_of
-            from flows.run_report import summary_of
+            from flows.nightly import parse_as_of
             try:
                 parse_as_of(as_of)
             except ValueError as exc:
@@ -153,24 +151,34 @@ def _run_batches(server, batches, db, as_of, archive_dir, provider, verbose, log
             stack.enter_context(_no_flow_heartbeats())
             if together is not None:
                 ok = _run_together(together, [b for b, _ in batches], db_file, provider, out)
-            for i, (batch, _) in enumerate(batches if together is None else []):
-                if batch is not None and len(batches) > 1:
-                    out.print(esc(f"{batch}:"), soft_wrap=True, highlight=False)
-                # return_state: a run where every provider failed ends Failed but still has a summary.
-                # The editor's report is written once, after the last dated run of a replay.
-                state = nightly(db_path=db_file, replay=str(batch) if batch else None, as_of=as_of,
-                                archive_dir=str(archive_dir), providers=provider,
-                                write_report=i == len(batches) - 1, return_state=True)
-                if guard.signum is not None:
-                    break
-                summary = summary_of(state)
-                _print_summary(summary, out)
-                # A night that could only be spooled (warehouse locked) is not a success yet.
-                ok = ok and not summary.get("spooled") and any(p["status"] == "ok" for p in summary["providers"].values())
+            else:
+                ok = _run_each(batches, db_file, as_of, archive_dir, provider, guard, out)
     except run_guard.RunStopped as stop:
         fail(f"run stopped by {stop.name}: its crawls and Prefect server (if it started one) are stopped; "
              "a load cut short is rolled back, runs already loaded stay", 128 + stop.signum)
     raise typer.Exit(0 if ok else 1)
+
+
+def _run_each(batches, db_file: Path, as_of, archive_dir: Path, provider, guard, out: Console) -> bool:
+    """A nightly flow per run, oldest first; each run's block printed as it ends."""
+    from flows.nightly import nightly
+    from flows.run_report import summary_of
+    ok = True
+    for i, (batch, _) in enumerate(batches):
+        if batch is not None and len(batches) > 1:
+            out.print(esc(f"{batch}:"), soft_wrap=True, highlight=False)
+        # return_state: a run where every provider failed ends Failed but still has a summary.
+        # The editor's report is written once, after the last dated run of a replay.
+        state = nightly(db_path=db_file, replay=str(batch) if batch else None, as_of=as_of,
+                        archive_dir=str(archive_dir), providers=provider,
+                        write_report=i == len(batches) - 1, return_state=True)
+        if guard.signum is not None:
+            break
+        summary = summary_of(state)
+        _print_summary(summary, out)
+        # A night that could only be spooled (warehouse locked) is not a success yet.
+        ok = ok and not summary.get("spooled") and any(p["status"] == "ok" for p in summary["providers"].values())
+    return ok
 
 
 def _run_together(replay: Path, batches: list[Path], db_file: Path, provider, out: Console) -> bool:
