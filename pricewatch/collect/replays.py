@@ -23,7 +23,10 @@ from pricewatch.evidence.archive import ArchiveError, load_archive, provider_fro
 SETTINGS_MODULE = "spiders.settings"
 
 
+@lru_cache(maxsize=1)
 def spider_loader() -> SpiderLoader:
+    """The project's spiders, found once per process: Scrapy's loader walks and inspects every
+    spider module each time it is made (~25 ms of CPU), and a replay asks ~100 times."""
     settings = Settings()
     settings.setmodule(SETTINGS_MODULE, priority="project")
     return SpiderLoader.from_settings(settings)
