@@ -76,7 +76,9 @@ class RunGuard:
             info = signal.sigtimedwait(crawl_process.RUN_SIGNALS, 0.2)
             if deadline is not None and time.monotonic() > deadline:
                 self._exit_now()
-            if info is None or self.signum is not None:
+            if info is None or self.signum is not None or info.si_signo not in crawl_process.RUN_SIGNALS:
+                # (a wake-up with no signal of ours: under a tracer such as py-spy sigtimedwait can
+                # return a si_signo that is no signal at all, which once stopped the run)
                 continue
             self.signum = info.si_signo
             if self._closing:
@@ -110,7 +112,8 @@ class RunGuard:
             info = signal.sigtimedwait(crawl_process.RUN_SIGNALS, 0)
             if info is None:
                 break
-            self.signum = self.signum or info.si_signo
+            if info.si_signo in crawl_process.RUN_SIGNALS:
+                self.signum = self.signum or info.si_signo
         signal.signal(signal.SIGTERM, self._previous)
         signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
 
