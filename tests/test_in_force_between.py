@@ -66,3 +66,23 @@ def test_the_view_is_the_macro_over_every_day_and_agrees_with_the_landed_definit
     landed = con.execute("SELECT * FROM offers_in_force_after(DATE '0001-01-01') ORDER BY ALL").fetchall()
     assert con.execute("SELECT * FROM offers_in_force_daily ORDER BY ALL").fetchall() == landed
     assert len(landed) == 4
+
+
+def test_the_daily_marts_rows_are_the_spells_in_force_at_each_days_end(con):
+    """daily_marts_in_force (warehouse/macros/daily_marts_in_force.sql), which both stored marts
+    aggregate: the same days and offers as above, read by hand, for every since_day (the late
+    archive's day included), and the same as offers_in_force_after. (This warehouse's catalog is
+    empty: the comparable class is the model.)"""
+    def marts_rows(since: str) -> list[tuple]:
+        return con.execute(f"""SELECT day, offer_key, price_per_hour::DOUBLE, comparable_class
+                               FROM daily_marts_in_force(DATE '{since}') ORDER BY day, offer_key""").fetchall()
+    assert marts_rows("2025-01-01") == [
+        (date(2025, 12, 31), "A", 2.0, "H100"), (date(2025, 12, 31), "B", 1.5, "H100"),
+        (date(2026, 1, 1), "A", 2.0, "H100"), (date(2026, 1, 2), "B", 1.5, "H100")]
+    assert marts_rows("2025-12-31") == [(date(2026, 1, 1), "A", 2.0, "H100"), (date(2026, 1, 2), "B", 1.5, "H100")]
+    assert marts_rows("2026-01-01") == [(date(2026, 1, 2), "B", 1.5, "H100")]
+    assert marts_rows("2026-01-02") == []
+    for since in ("2025-01-01", "2025-12-31", "2026-01-01", "2026-01-02"):
+        assert [r[:3] for r in marts_rows(since)] == con.execute(f"""
+            SELECT day, offer_key, price_per_hour::DOUBLE FROM offers_in_force_after(DATE '{since}')
+            ORDER BY day, offer_key""").fetchall()
